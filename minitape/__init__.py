@@ -1,0 +1,70 @@
+"""minitape: a small automatic-differentiation engine with TensorFlow 2's GradientTape API.
+
+Read it in this order: tensor.py (values), registry.py and execute.py (how an op runs
+and is recorded), ops/ (the table of ops and their gradient rules), tape.py and
+backprop.py (reverse mode), autodiff.py (forward mode), explain.py (why a gradient is None).
+"""
+
+from __future__ import annotations
+
+from minitape.tensor import Tensor, TensorShape  # first: it loads the op tables in dependency order
+
+__version__ = "0.1.0"
+
+from collections.abc import Callable  # noqa: E402
+from typing import Any
+
+import numpy as np  # noqa: E402
+
+from minitape import autodiff, debugging, dtypes, errors, math, nest, nn, random  # noqa: F401
+from minitape.custom_gradient import custom_gradient
+from minitape.dtypes import DType, as_dtype, bool, float16, float32, float64, int32, int64
+from minitape.execute import constant, convert_to_tensor
+from minitape.ops.api import *  # noqa: F403 - the op namespace, as tf.*
+from minitape.ops.api import cast, reduce_sum  # noqa: F401 - named for readers and linters
+from minitape.ops.nn_ops import one_hot
+from minitape.registry import RegisterGradient, defop, no_gradient
+from minitape.tape import GradientTape, UnconnectedGradients
+from minitape.variables import Variable
+
+newaxis = None
+
+NotDifferentiable = no_gradient
+
+
+def is_tensor(x: Any) -> builtins_bool:
+    return isinstance(x, (Tensor, Variable))
+
+
+def executing_eagerly() -> builtins_bool:
+    """Always True: minitape runs every op as it is called."""
+    return True
+
+
+def function(func: Callable | None = None, **kwargs: Any) -> Any:
+    """`tf.function` stand-in: minitape has no graph mode, so the function runs eagerly as written."""
+    if func is None:
+        return lambda f: f
+    return func
+
+
+_numpy_function = defop(
+    "NumpyFunction",
+    lambda *arrays, func, dtype: np.asarray(func(*arrays), dtype=dtype.as_numpy_dtype),
+    None,
+    dtype_from=None,
+)
+
+
+def numpy_function(
+    func: Callable, inp: list, Tout: Any, stateful: builtins_bool = True, name: str | None = None
+) -> Tensor:  # noqa: N803
+    """Run a numpy function on tensors' values. Tapes see it as an op with no gradient."""
+    return _numpy_function(*inp, func=func, dtype=as_dtype(Tout))
+
+
+import builtins as _builtins  # noqa: E402
+
+builtins_bool = _builtins.bool
+
+from minitape import test_util  # noqa: E402,F401 - uses the namespace above

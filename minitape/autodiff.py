@@ -1,0 +1,83 @@
+"""Forward mode: `ForwardAccumulator` pushes tangents forward alongside the values (Jacobian-vector products).
+
+No op needs a forward-mode rule of its own: the JVP of an op is derived from its
+reverse-mode rule. That rule computes u -> J^T u, which is linear in u, so
+J t = d/du <J^T u, t>: one small backward pass over the rule itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minitape import context, nest, registry
+from minitape.backprop import _as_list
+from minitape.execute import convert_to_tensor
+from minitape.ops.api import add_n, reduce_sum
+from minitape.tape import GradientTape, UnconnectedGradients, _unconnected
+from minitape.tensor import Tensor, TensorLike
+
+
+class ForwardAccumulator:
+    """Inside `with ForwardAccumulator(primals, tangents) as acc:`, `acc.jvp(y)` is dy/dprimals · tangents."""
+
+    def __init__(self, primals: Any, tangents: Any) -> None:
+        flat_p, flat_t = nest.flatten(primals), nest.flatten(tangents)
+        if len(flat_p) != len(flat_t):
+            raise ValueError(f"ForwardAccumulator got {len(flat_p)} primal(s) but {len(flat_t)} tangent(s)")
+        self._tangents: dict[int, Tensor] = {}
+        for p, t in zip(flat_p, flat_t):
+            if not isinstance(p, TensorLike):
+                raise ValueError(f"primals must be tensors or variables, not {type(p).__name__}")
+            t = convert_to_tensor(t, dtype_hint=p.dtype)
+            if tuple(t.shape) != tuple(p.shape) or t.dtype != p.dtype:
+                raise ValueError(
+                    f"a tangent must match its primal: got {t.dtype.name}{list(t.shape)} for a primal "
+                    f"of {p.dtype.name}{list(p.shape)}"
+                )
+            self._tangents[p._id] = t
+
+    def __enter__(self) -> ForwardAccumulator:
+        context.accumulators.append(self)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        context.accumulators.remove(self)
+
+    def _propagate(self, op: Any, inputs: list, outputs: list) -> None:
+        """Called by every op run inside the block: give its outputs tangents if an input has one."""
+        tangents = [self._tangents.get(i) for i in op.input_ids]
+        if all(t is None for t in tangents):
+            return
+        rule = op.grad_fn or registry.lookup(op.type)
+        if rule is None:
+            return
+        position = context.accumulators.index(self)
+        context.accumulators.remove(self)  # the JVP computation itself is not pushed through this accumulator
+        try:
+            dummies = [Tensor(np.zeros(s, d.as_numpy_dtype)) for s, d in zip(op.output_shapes, op.output_dtypes)]
+            with GradientTape() as helper:
+                helper.watch(dummies)
+                op.needs = [t is not None for t in tangents]
+                vjps = _as_list(op, rule(op, *dummies))
+                terms = [reduce_sum(v * t) for v, t in zip(vjps, tangents) if v is not None and t is not None]
+                total = add_n(terms) if terms else None
+            jvps = helper.gradient(total, dummies) if terms else [None] * len(dummies)
+        finally:
+            context.accumulators.insert(position, self)
+        for i, j in zip(op.output_ids, jvps):
+            if j is not None:
+                self._tangents[i] = j
+
+    def jvp(self, primals: Any, unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE) -> Any:
+        """The tangent of each of `primals`: its Jacobian with respect to the watched primals times their tangents."""
+        unconnected = _unconnected(unconnected_gradients)
+
+        def tangent(p: Any) -> Any:
+            t = self._tangents.get(p._id)
+            if t is None and unconnected is UnconnectedGradients.ZERO:
+                t = Tensor(np.zeros(p.shape, p.dtype.as_numpy_dtype))
+            return t
+
+        return nest.map_structure(tangent, primals)

@@ -1,0 +1,80 @@
+"""Reverse mode: walk a tape's records backwards, applying each op's gradient rule.
+
+The records are in execution order, which is a topological order of the graph, so
+one backward loop over them suffices: no recursion, so tapes of any length work.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minitape import context, registry
+from minitape.execute import convert_to_tensor
+from minitape.ops.math_ops import add
+from minitape.tensor import Tensor
+
+
+def reachable_from(records: list, source_ids: set[int]) -> tuple[set[int], list]:
+    """The ids that depend on a source, and the records on those paths, in tape order."""
+    reached = set(source_ids)
+    relevant = []
+    for op in records:
+        if not reached.isdisjoint(op.input_ids):
+            relevant.append(op)
+            reached.update(op.output_ids)
+    return reached, relevant
+
+
+def backward(records: list, seeds: dict[int, Tensor], source_ids: set[int]) -> dict[int, Tensor]:
+    """Propagate `seeds` (gradients at the targets, by id) back to `source_ids`.
+
+    Returns the accumulated gradient of every source that a path reaches.
+    """
+    reached, relevant = reachable_from(records, source_ids)
+    grads: dict[int, Tensor] = dict(seeds)
+    for op in reversed(relevant):
+        upstream = [grads.get(i) for i in op.output_ids]
+        if all(g is None for g in upstream):
+            continue
+        for i in op.output_ids:
+            if i not in source_ids:
+                grads.pop(i, None)  # fully accumulated: every consumer came later on the tape
+        rule = op.grad_fn or registry.lookup(op.type)
+        if rule is None:  # registered with no_gradient
+            continue
+        upstream = [
+            g if g is not None else Tensor(np.zeros(shape, dtype.as_numpy_dtype))
+            for g, shape, dtype in zip(upstream, op.output_shapes, op.output_dtypes)
+        ]
+        op.needs = [i in reached for i in op.input_ids]
+        outer, context.backward_of = context.backward_of, op
+        try:
+            input_grads = rule(op, *upstream)
+        finally:
+            context.backward_of = outer
+        for i, g in zip(op.input_ids, _as_list(op, input_grads)):
+            if g is not None and i in reached:
+                grads[i] = g if i not in grads else add(grads[i], g)
+    return {i: grads[i] for i in source_ids if i in grads}
+
+
+def _as_list(op, input_grads) -> list:
+    """Check a rule's result: one gradient (or None) per input, each of its input's shape."""
+    if not isinstance(input_grads, (list, tuple)):
+        input_grads = [input_grads]
+    if len(input_grads) != len(op.input_ids):
+        raise ValueError(
+            f"the gradient function of {op.type} returned {len(input_grads)} gradient(s), "
+            f"but {op.type} has {len(op.input_ids)} input(s): return one gradient (or None) per input"
+        )
+    out = []
+    for k, (g, shape) in enumerate(zip(input_grads, op.input_shapes)):
+        if g is not None:
+            g = convert_to_tensor(g, dtype_hint=op.input_dtypes[k])
+            if tuple(g.shape) != tuple(shape):
+                raise ValueError(
+                    f"the gradient function of {op.type} returned a gradient of shape {tuple(g.shape)} "
+                    f"for input {k}, which has shape {tuple(shape)}"
+                )
+        out.append(g)
+    return out

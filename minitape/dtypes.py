@@ -1,0 +1,78 @@
+"""Element types, named as in TensorFlow (`mt.float32`, ...), each a thin wrapper of a numpy dtype."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+class DType:
+    """A tensor's element type. Only floating types carry gradients."""
+
+    __slots__ = ("name", "as_numpy_dtype")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.as_numpy_dtype = np.dtype(name).type
+
+    @property
+    def is_floating(self) -> bool:
+        return np.issubdtype(self.as_numpy_dtype, np.floating)
+
+    @property
+    def is_integer(self) -> bool:
+        return np.issubdtype(self.as_numpy_dtype, np.integer)
+
+    @property
+    def is_bool(self) -> bool:
+        return self.as_numpy_dtype is np.bool_
+
+    @property
+    def base_dtype(self) -> DType:
+        return self
+
+    def __repr__(self) -> str:
+        return f"mt.{self.name}"
+
+    def __eq__(self, other: object) -> bool:
+        try:
+            return as_dtype(other) is self
+        except TypeError:
+            return False
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+
+float16 = DType("float16")
+float32 = DType("float32")
+float64 = DType("float64")
+int32 = DType("int32")
+int64 = DType("int64")
+bool = DType("bool")  # TensorFlow's name for the type
+
+_BY_NAME = {d.name: d for d in (float16, float32, float64, int32, int64, bool)}
+_EXTRA = {"uint8": "int32", "int8": "int32", "int16": "int32", "uint16": "int32", "uint32": "int64"}
+
+
+def as_dtype(value: Any) -> DType:
+    """Return the DType for a DType, a name ('float32'), a numpy dtype or a Python type."""
+    if isinstance(value, DType):
+        return value
+    if value is float:
+        return float32
+    if value is int:
+        return int32
+    try:
+        name = np.dtype(value).name
+    except TypeError:
+        raise TypeError(
+            f"cannot interpret {value!r} as a dtype; use one of {', '.join('mt.' + n for n in _BY_NAME)}"
+        ) from None
+    name = _EXTRA.get(name, name)
+    if name not in _BY_NAME:
+        raise TypeError(
+            f"dtype {name} is not supported by minitape; use one of {', '.join('mt.' + n for n in _BY_NAME)}"
+        )
+    return _BY_NAME[name]

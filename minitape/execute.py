@@ -1,0 +1,167 @@
+"""Running an op eagerly: convert the inputs, compute the value with numpy, record the call.
+
+This is the tracing half of the engine; `backprop.py` is the differentiating half.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minitape import context, registry
+from minitape.dtypes import DType, as_dtype
+from minitape.errors import InvalidArgumentError
+from minitape.operation import Operation, user_line
+from minitape.tensor import Tensor, TensorLike
+
+
+def _default_dtype(value: Any) -> DType:
+    """TensorFlow's defaults: Python floats become float32, ints int32; numpy keeps its dtype."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        return as_dtype(value.dtype)
+    kind = np.asarray(value).dtype.kind
+    return {"f": as_dtype("float32"), "i": as_dtype("int32"), "b": as_dtype("bool")}.get(kind) or as_dtype(
+        np.asarray(value).dtype
+    )
+
+
+def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None = None) -> Tensor:
+    """A tensor holding `value` (a number, nested list or numpy array)."""
+    if isinstance(value, TensorLike):
+        value = value._array()
+    target = as_dtype(dtype) if dtype is not None else _default_dtype(value)
+    array = np.asarray(value)
+    if array.dtype.kind == "f" and target.is_integer and not np.all(np.equal(np.mod(array, 1), 0)):
+        raise TypeError(f"cannot convert {value!r} to a tensor of dtype {target.name} without losing the fraction")
+    if array.dtype.kind in "OUS":
+        raise TypeError(f"cannot convert {value!r} (of type {type(value).__name__}) to a tensor of numbers")
+    array = np.array(array, dtype=target.as_numpy_dtype)
+    if shape is not None:
+        array = np.broadcast_to(array, tuple(shape)).copy() if array.size == 1 else array.reshape(tuple(shape))
+    return Tensor(array)
+
+
+def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, name: str | None = None) -> Tensor:
+    """Return `value` as a Tensor: Tensors pass through, Variables are read, the rest becomes a constant."""
+    if isinstance(value, Tensor):
+        if dtype is not None and as_dtype(dtype) is not value.dtype:
+            raise ValueError(
+                f"tensor has dtype {value.dtype.name}, but {as_dtype(dtype).name} was requested; "
+                f"use mt.cast(x, mt.{as_dtype(dtype).name}) to change it"
+            )
+        return value
+    if isinstance(value, TensorLike):  # a Variable
+        return value._read()
+    if dtype is None and dtype_hint is not None:
+        natural = _default_dtype(value)
+        hint = as_dtype(dtype_hint)
+        if natural.is_floating and not hint.is_floating:
+            raise TypeError(f"cannot convert {value!r} to a tensor of dtype {hint.name}")
+        dtype = hint if natural.is_floating or hint.is_floating or natural == hint else None
+    return constant(value, dtype=dtype)
+
+
+def _convert_inputs(op: registry.OpDef, args: tuple) -> list[Tensor]:
+    joined = range(len(args)) if op.same_dtype == "all" else op.same_dtype or ()
+    hint = next((a.dtype for i, a in enumerate(args) if i in joined and isinstance(a, TensorLike)), None)
+    inputs = []
+    for i, arg in enumerate(args):
+        if isinstance(arg, Tensor):
+            inputs.append(arg)
+        elif isinstance(arg, TensorLike):
+            inputs.append(arg._read())
+        else:
+            try:
+                inputs.append(convert_to_tensor(arg, dtype_hint=hint if i in joined else None))
+            except (TypeError, ValueError) as err:
+                raise TypeError(f"{op.name}: input {i}: {err}") from None
+    if joined:
+        dtypes = {inputs[i].dtype for i in joined if i < len(inputs)}
+        if len(dtypes) > 1:
+            names = " and ".join(sorted(d.name for d in dtypes))
+            raise InvalidArgumentError(
+                f"{op.name} cannot combine tensors of dtypes {names}; "
+                f"convert one first, e.g. mt.cast(x, mt.{max(d.name for d in dtypes)})"
+            )
+    return inputs
+
+
+def _describe(op: registry.OpDef, inputs: list[Tensor], attrs: dict) -> str:
+    parts = [f"{t.dtype.name}{list(t.shape)}" for t in inputs]
+    extra = "".join(f", {k}={v!r}" for k, v in attrs.items())
+    return f"{op.name}({', '.join(parts)}{extra})"
+
+
+def apply(op: registry.OpDef, args: tuple, attrs: dict) -> Any:
+    """Run `op` on `args`: the single path every primitive op takes."""
+    inputs = _convert_inputs(op, args)
+    try:
+        with np.errstate(all="ignore"):  # NaN and inf are values here, as in TensorFlow
+            result = op.forward(*[t._value for t in inputs], **attrs)
+    except InvalidArgumentError as err:
+        raise InvalidArgumentError(f"{_describe(op, inputs, attrs)}: {err}") from None
+    except (ValueError, TypeError, IndexError) as err:
+        raise InvalidArgumentError(f"{_describe(op, inputs, attrs)} failed: {err}") from None
+    arrays = result if op.n_outputs > 1 else (result,)
+    if op.dtype_from is not None:
+        want = inputs[op.dtype_from]._value.dtype
+        arrays = [np.asarray(a, dtype=want) for a in arrays]
+    else:
+        arrays = [np.asarray(a) for a in arrays]
+    outputs = [Tensor(a) for a in arrays]
+    if context.check_numerics:
+        check_finite(op.name, inputs, outputs)
+    if context.recording_tapes or context.accumulators:
+        record(op.name, inputs, outputs, attrs, op.keep)
+    return outputs if op.n_outputs > 1 else outputs[0]
+
+
+def record(
+    op_type: str, inputs: list, outputs: list, attrs: dict, keep: str = "both", grad_fn: Any = None
+) -> Operation | None:
+    """Record one op call on every recording tape that watches one of its inputs.
+
+    The outputs become watched too, so the tape follows the computation forward;
+    outputs of a non-differentiable op, or of a non-floating dtype, stay unwatched.
+    """
+    tapes = [t for t in context.recording_tapes if any(i._id in t._watched for i in inputs)]
+    if not tapes and not context.accumulators:
+        return None
+    operation = Operation(op_type, inputs, outputs, attrs, keep, grad_fn, user_line())
+    if tapes:
+        differentiable = grad_fn is not None or registry.is_differentiable(op_type)
+        watched = [t._id for t in outputs if differentiable and t.dtype.is_floating]
+        for tape in tapes:
+            tape._records.append(operation)
+            tape._watched.update(watched)
+    for accumulator in list(context.accumulators):
+        accumulator._propagate(operation, inputs, outputs)
+    return operation
+
+
+def check_finite(op_type: str, inputs: list, outputs: list[Tensor]) -> None:
+    """The numerics check: stop at the first op whose output holds NaN or inf."""
+    for t in outputs:
+        if t.dtype.is_floating and not np.all(np.isfinite(t._value)):
+            bad = "NaN" if np.any(np.isnan(t._value)) else "inf"
+            where = context.backward_of
+            stage = f"in the backward pass of {where.type}" if where is not None else "in the forward pass"
+            file, line = user_line()
+            values = "; ".join(f"input {i}: {_summary(x._array())}" for i, x in enumerate(inputs))
+            raise InvalidArgumentError(
+                f"check_numerics: {op_type} produced {bad} {stage} (called from {file}:{line}). {values}"
+            )
+
+
+def _summary(value: np.ndarray) -> str:
+    if value.size <= 6:
+        return f"{value.dtype.name}{list(value.shape)} = {np.array2string(value, precision=4)}"
+    return f"{value.dtype.name}{list(value.shape)} in [{np.nanmin(value):.4g}, {np.nanmax(value):.4g}]"
+
+
+def note_numpy_conversion(tensor: TensorLike) -> None:
+    """Remember, on recording tapes that watch `tensor`, that its value left the library here."""
+    for tape in context.recording_tapes:
+        if tensor._id in tape._watched:
+            tape._escapes.append((tensor._id, user_line()))

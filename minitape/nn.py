@@ -1,0 +1,14 @@
+"""`mt.nn`: activations and losses under TensorFlow's `tf.nn` names."""
+
+from minitape.ops.api import sigmoid, tanh  # noqa: F401
+from minitape.ops.nn_ops import (  # noqa: F401
+    l2_loss,
+    leaky_relu,
+    log_softmax,
+    relu,
+    sigmoid_cross_entropy_with_logits,
+    softmax,
+    softmax_cross_entropy_with_logits,
+    softplus,
+    sparse_softmax_cross_entropy_with_logits,
+)

@@ -1,0 +1,116 @@
+"""`Operation`: one op call recorded on a tape.
+
+It names the tensors it read and produced by id, so that the graph structure costs
+little. It keeps the tensors themselves only when its gradient rule needs them
+(`keep`), like TensorFlow: `exp` keeps its output, `add` keeps nothing.
+"""
+
+from __future__ import annotations
+
+import sys
+import weakref
+from typing import Any
+
+_PACKAGE = __name__.rsplit(".", 1)[0] + "."
+
+
+def user_line() -> tuple[str, int]:
+    """File and line of the innermost caller outside minitape: the student's line of code."""
+    frame = sys._getframe(2)
+    while frame.f_back is not None and frame.f_globals.get("__name__", "").startswith(_PACKAGE):
+        frame = frame.f_back
+    return frame.f_code.co_filename, frame.f_lineno
+
+
+class Operation:
+    """What a gradient rule sees: `op.inputs`, `op.outputs`, `op.attrs`, shapes and dtypes.
+
+    Attributes a rule may read:
+      type           the op's registered name, e.g. "Mul"
+      inputs/outputs the Tensors, when the op keeps them (see `keep` in `defop`)
+      attrs          the non-tensor arguments, e.g. {"axis": 0}
+      input_shapes, input_dtypes, output_shapes, output_dtypes
+      needs          per input: does any source depend on it (set during the backward pass)
+    """
+
+    __slots__ = (
+        "type",
+        "attrs",
+        "input_ids",
+        "output_ids",
+        "input_shapes",
+        "input_dtypes",
+        "output_shapes",
+        "output_dtypes",
+        "_inputs",
+        "_outputs",
+        "input_refs",
+        "output_refs",
+        "where",
+        "grad_fn",
+        "needs",
+        "__weakref__",
+    )
+
+    def __init__(
+        self,
+        op_type: str,
+        inputs: list,
+        outputs: list,
+        attrs: dict,
+        keep: str = "both",
+        grad_fn: Any = None,
+        where: tuple[str, int] | None = None,
+    ) -> None:
+        self.type = op_type
+        self.attrs = attrs
+        self.input_ids = [t._id for t in inputs]
+        self.output_ids = [t._id for t in outputs]
+        self.input_shapes = [t._array().shape for t in inputs]
+        self.input_dtypes = [t.dtype for t in inputs]
+        self.output_shapes = [t._value.shape for t in outputs]
+        self.output_dtypes = [t.dtype for t in outputs]
+        self._inputs = inputs if keep in ("inputs", "both") else None
+        self._outputs = outputs if keep in ("outputs", "both") else None
+        # weak references let a viewer show values that are still alive without keeping them alive
+        self.input_refs = [weakref.ref(t) for t in inputs]
+        self.output_refs = [weakref.ref(t) for t in outputs]
+        self.where = where
+        self.grad_fn = grad_fn  # a custom_gradient's own rule; None means: look up `type` in the registry
+        self.needs = [True] * len(inputs)
+
+    @property
+    def inputs(self) -> list:
+        if self._inputs is None:
+            raise AttributeError(f"{self.type} does not keep its inputs: its gradient rule must not need them")
+        return self._inputs
+
+    @property
+    def outputs(self) -> list:
+        if self._outputs is None:
+            raise AttributeError(f"{self.type} does not keep its outputs: its gradient rule must not need them")
+        return self._outputs
+
+    @property
+    def name(self) -> str:
+        return self.type
+
+    def get_attr(self, name: str) -> Any:
+        return self.attrs[name]
+
+    def without_tensors(self) -> Operation:
+        """A copy that keeps the graph structure but none of the tensors (what a used tape retains)."""
+        copy = object.__new__(Operation)
+        for slot in Operation.__slots__[:-1]:
+            setattr(copy, slot, getattr(self, slot))
+        copy._inputs = copy._outputs = copy.grad_fn = None
+        return copy
+
+    def saved_tensors(self) -> list:
+        """The tensors this record keeps alive (what it costs in memory)."""
+        return (self._inputs or []) + (self._outputs or [])
+
+    def __repr__(self) -> str:
+        ins = ", ".join(f"#{i}" for i in self.input_ids)
+        outs = ", ".join(f"#{i}" for i in self.output_ids)
+        return f"<Operation {self.type}({ins}) -> {outs}>"

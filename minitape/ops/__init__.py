@@ -1,0 +1,1 @@
+"""The primitive ops, one table per family: each row is an op's forward function and its gradient rule."""

@@ -1,0 +1,129 @@
+"""The public ops with TensorFlow's names and signatures, gathered from the op tables."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minitape.dtypes import int32
+from minitape.execute import note_numpy_conversion  # noqa: F401 - used by Tensor.__array__ and .numpy()
+from minitape.ops import reduce_ops as _r
+from minitape.ops.array_ops import (  # noqa: F401
+    concat,
+    expand_dims,
+    gather,
+    pad,
+    reshape,
+    squeeze,
+    stack,
+    stop_gradient,
+    strided_slice,
+    tile,
+    transpose,
+    unstack,
+)
+from minitape.ops.creation import eye, fill, linspace, ones, ones_like, range, zeros, zeros_like  # noqa: F401
+from minitape.ops.math_ops import (  # noqa: F401
+    abs,
+    add,
+    broadcast_to,
+    cast,
+    cos,
+    divide,
+    equal,
+    exp,
+    floor,
+    floordiv,
+    floormod,
+    greater,
+    greater_equal,
+    identity,
+    is_finite,
+    is_nan,
+    less,
+    less_equal,
+    log,
+    log1p,
+    logical_and,
+    logical_not,
+    logical_or,
+    matmul,
+    maximum,
+    minimum,
+    multiply,
+    negative,
+    not_equal,
+    pow,
+    reciprocal,
+    round,
+    rsqrt,
+    sigmoid,
+    sign,
+    sin,
+    sqrt,
+    square,
+    subtract,
+    tan,
+    tanh,
+    where,
+)
+from minitape.tensor import Tensor, TensorLike
+
+
+def _reduction(op, doc):
+    def reduce(input_tensor, axis=None, keepdims=False, name=None):
+        if isinstance(axis, TensorLike):
+            axis = axis._array().tolist()
+        axis = tuple(axis) if isinstance(axis, (list, tuple)) else axis
+        return op(input_tensor, axis=axis, keepdims=bool(keepdims))
+
+    reduce.__doc__ = doc
+    reduce.__name__ = op.name
+    return reduce
+
+
+reduce_sum = _reduction(_r.reduce_sum, "Sum over `axis` (all axes if None).")
+reduce_mean = _reduction(_r.reduce_mean, "Mean over `axis` (all axes if None).")
+reduce_max = _reduction(_r.reduce_max, "Maximum over `axis`; the gradient goes to the maximal elements.")
+reduce_min = _reduction(_r.reduce_min, "Minimum over `axis`; the gradient goes to the minimal elements.")
+reduce_prod = _reduction(_r.reduce_prod, "Product over `axis`.")
+reduce_logsumexp = _reduction(_r.reduce_logsumexp, "log(sum(exp(x))) over `axis`, computed without overflow.")
+reduce_all = _reduction(_r.reduce_all, "Logical and over `axis`.")
+reduce_any = _reduction(_r.reduce_any, "Logical or over `axis`.")
+
+
+def argmax(input, axis=None, output_type=None, name=None):
+    return _r.argmax(input, axis=0 if axis is None else int(axis))
+
+
+def argmin(input, axis=None, output_type=None, name=None):
+    return _r.argmin(input, axis=0 if axis is None else int(axis))
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    """Values below the minimum become the minimum, above the maximum the maximum."""
+    return minimum(maximum(t, clip_value_min), clip_value_max)
+
+
+def shape(input, out_type=int32, name=None) -> Tensor:
+    return Tensor(np.asarray(input.shape if isinstance(input, TensorLike) else np.shape(input), np.int32))
+
+
+def size(input, out_type=int32, name=None) -> Tensor:
+    return Tensor(np.asarray(np.size(input._array() if isinstance(input, TensorLike) else input), np.int32))
+
+
+def rank(input, name=None) -> Tensor:
+    return Tensor(np.asarray(np.ndim(input._array() if isinstance(input, TensorLike) else input), np.int32))
+
+
+def add_n(inputs, name=None):
+    total = inputs[0]
+    for t in inputs[1:]:
+        total = add(total, t)
+    return total
+
+
+def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
+    if ord not in ("euclidean", 2, "fro"):
+        raise NotImplementedError(f"norm ord={ord!r} is not supported; minitape has the Euclidean norm")
+    return sqrt(reduce_sum(square(tensor), axis=axis, keepdims=bool(keepdims)))

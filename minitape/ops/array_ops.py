@@ -1,0 +1,246 @@
+"""Ops that move values around without arithmetic: reshape, transpose, slicing, gather, concat, stack, pad.
+
+Each gradient routes dy back to where each value came from; scattering ops and
+their gathering twins are each other's gradients, so every order of derivative works.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minitape.registry import defop
+from minitape.tensor import TensorLike
+
+
+# ---- reshape and transpose -----------------------------------------------------------------------
+def _reshape(a, shape):
+    try:
+        return a.reshape(shape)
+    except ValueError:
+        raise ValueError(f"cannot reshape {a.size} values of shape {a.shape} into shape {tuple(shape)}") from None
+
+
+reshape_op = defop("Reshape", _reshape, lambda op, g: reshape_op(g, shape=op.input_shapes[0]), keep="nothing")
+transpose_op = defop(
+    "Transpose",
+    lambda a, perm: np.transpose(a, perm),
+    lambda op, g: transpose_op(g, perm=tuple(np.argsort(op.attrs["perm"]))),  # undo the permutation
+    keep="nothing",
+)
+
+
+def reshape(tensor, shape, name=None):
+    """The same values in a new shape (one entry may be -1: inferred)."""
+    return reshape_op(tensor, shape=tuple(int(n) for n in np.asarray(_plain(shape)).ravel()))
+
+
+def transpose(a, perm=None, name=None):
+    """Permute the axes; by default reverse them."""
+    rank = np.ndim(a._array()) if isinstance(a, TensorLike) else np.ndim(a)
+    perm = tuple(reversed(range(rank))) if perm is None else tuple(int(p) for p in _plain(perm))
+    return transpose_op(a, perm=perm)
+
+
+def _plain(value):
+    """A shape, axis or index given as a Tensor becomes a plain numpy value."""
+    return value._array() if isinstance(value, TensorLike) else value
+
+
+# ---- indexing: x[key] and its scatter twin -------------------------------------------------------
+def _normalise_key(key):
+    key = key if isinstance(key, tuple) else (key,)
+    out = []
+    for k in key:
+        k = _plain(k)
+        if isinstance(k, (list, np.ndarray)):
+            k = np.asarray(k)
+            if k.dtype == bool:
+                out.extend(np.nonzero(k))
+                continue
+            if k.dtype.kind not in "iu":
+                raise TypeError(f"index arrays must hold integers or booleans, not {k.dtype}")
+        elif isinstance(k, np.generic):
+            k = k.item()
+        elif not (k is None or k is Ellipsis or isinstance(k, (int, slice))):
+            raise TypeError(f"cannot index a tensor with {type(k).__name__} {k!r}")
+        out.append(k)
+    return tuple(out)
+
+
+def _scatter(g, key, shape):
+    """Zeros of `shape` with g added at `key`; repeated indices accumulate."""
+    out = np.zeros(shape, g.dtype)
+    if any(isinstance(k, np.ndarray) for k in key):
+        np.add.at(out, key, g)
+    else:
+        out[key] += g  # basic slicing never repeats an element
+    return out
+
+
+strided_slice_op = defop(
+    "StridedSlice",
+    lambda a, key: np.array(a[key]),
+    lambda op, g: slice_grad(g, key=op.attrs["key"], shape=op.input_shapes[0]),
+    keep="nothing",
+)
+slice_grad = defop("StridedSliceGrad", _scatter, lambda op, g: strided_slice_op(g, key=op.attrs["key"]), keep="nothing")
+
+
+def strided_slice(tensor, key):
+    """`tensor[key]` with numpy's indexing rules; differentiable."""
+    return strided_slice_op(tensor, key=_normalise_key(key))
+
+
+# ---- gather and its scatter twin -----------------------------------------------------------------
+def _gather(params, indices, axis):
+    if indices.dtype.kind not in "iu":
+        raise TypeError(f"indices must be integers, not {indices.dtype}")
+    n = params.shape[axis]
+    if indices.size and (indices.min() < -n or indices.max() >= n):
+        bad = indices[(indices < -n) | (indices >= n)].ravel()[0]
+        raise ValueError(f"index {bad} is out of range [0, {n}) on axis {axis}")
+    return np.take(params, indices, axis=axis)
+
+
+def _gather_grad(g, indices, axis, shape):
+    out = np.zeros(shape, g.dtype)
+    np.add.at(out, (slice(None),) * axis + (indices,), g)
+    return out
+
+
+gather_op = defop(
+    "GatherV2",
+    _gather,
+    lambda op, g: (gather_grad(g, op.inputs[1], axis=op.attrs["axis"], shape=op.input_shapes[0]), None),
+    keep="inputs",
+)
+gather_grad = defop(
+    "GatherGrad",
+    _gather_grad,
+    lambda op, g: (gather_op(g, op.inputs[1], axis=op.attrs["axis"]), None),
+    keep="inputs",
+)
+
+
+def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
+    """Pick slices of `params` along `axis` at `indices`."""
+    if batch_dims != 0:
+        raise NotImplementedError("gather with batch_dims != 0 is not supported by minitape")
+    axis = 0 if axis is None else int(_plain(axis))
+    rank = np.ndim(_plain(params))
+    return gather_op(params, indices, axis=axis % rank if rank else 0)
+
+
+# ---- joining and splitting -----------------------------------------------------------------------
+def _along(axis, rank, piece):
+    return (slice(None),) * axis + (piece,) + (slice(None),) * (rank - axis - 1)
+
+
+def _concat_rule(op, g):
+    axis = op.attrs["axis"]
+    ends = np.cumsum([s[axis] for s in op.input_shapes])
+    return [
+        strided_slice_op(g, key=_along(axis, g.ndim, slice(int(e - s[axis]), int(e))))
+        for s, e in zip(op.input_shapes, ends)
+    ]
+
+
+concat_op = defop(
+    "ConcatV2", lambda *a, axis: np.concatenate(a, axis=axis), _concat_rule, keep="nothing", same_dtype="all"
+)
+stack_op = defop(
+    "Pack",
+    lambda *a, axis: np.stack(a, axis=axis),
+    lambda op, g: [strided_slice_op(g, key=_along(op.attrs["axis"], g.ndim, i)) for i in range(len(op.input_shapes))],
+    keep="nothing",
+    same_dtype="all",
+)
+
+
+def concat(values, axis, name=None):
+    """Join tensors along an existing axis."""
+    if not values:
+        raise ValueError("concat needs at least one tensor")
+    rank = np.ndim(_plain(values[0]))
+    axis = int(_plain(axis))
+    if not -rank <= axis < rank:
+        raise ValueError(f"concat: axis {axis} is out of range for tensors of rank {rank}")
+    return concat_op(*values, axis=axis % rank)
+
+
+def stack(values, axis=0, name=None):
+    """Join tensors along a new axis."""
+    if not values:
+        raise ValueError("stack needs at least one tensor")
+    rank = np.ndim(_plain(values[0])) + 1
+    axis = int(_plain(axis))
+    if not -rank <= axis < rank:
+        raise ValueError(f"stack: axis {axis} is out of range for a result of rank {rank}")
+    return stack_op(*values, axis=axis % rank)
+
+
+def unstack(value, num=None, axis=0, name=None):
+    """Split a tensor into a list along `axis`, removing that axis."""
+    shape = np.shape(_plain(value))
+    axis = axis % len(shape)
+    return [strided_slice(value, _along(axis, len(shape), i)) for i in range(shape[axis])]
+
+
+def expand_dims(input, axis, name=None):
+    shape = list(np.shape(_plain(input)))
+    axis = int(axis)
+    shape.insert(axis if axis >= 0 else len(shape) + axis + 1, 1)
+    return reshape(input, shape)
+
+
+def squeeze(input, axis=None, name=None):
+    shape = np.shape(_plain(input))
+    axes = [a % len(shape) for a in ([axis] if isinstance(axis, int) else axis)] if axis is not None else None
+    for a in axes or []:
+        if shape[a] != 1:
+            raise ValueError(f"squeeze: axis {a} has size {shape[a]}, not 1")
+    return reshape(input, [n for i, n in enumerate(shape) if (n != 1 if axes is None else i not in axes)])
+
+
+# ---- padding and tiling --------------------------------------------------------------------------
+pad_op = defop(
+    "PadV2",
+    lambda a, paddings, value: np.pad(a, paddings, constant_values=value),
+    lambda op, g: strided_slice_op(
+        g, key=tuple(slice(lo, lo + n) for (lo, _), n in zip(op.attrs["paddings"], op.input_shapes[0]))
+    ),
+    keep="nothing",
+)
+
+
+def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
+    """Surround with `constant_values`: paddings[i] = (before, after) on axis i."""
+    if mode.upper() != "CONSTANT":
+        raise NotImplementedError(f"pad mode {mode!r} is not supported; minitape pads with constants")
+    paddings = tuple((int(lo), int(hi)) for lo, hi in np.asarray(_plain(paddings)))
+    return pad_op(tensor, paddings=paddings, value=constant_values)
+
+
+def _tile_rule(op, g):
+    shape, reps = op.input_shapes[0], op.attrs["multiples"]
+    split = [n for pair in zip(reps, shape) for n in pair]  # (m0, s0, m1, s1, ...)
+    from minitape.ops.reduce_ops import reduce_sum
+
+    return reduce_sum(reshape_op(g, shape=tuple(split)), axis=tuple(range(0, len(split), 2)))
+
+
+tile_op = defop("Tile", lambda a, multiples: np.tile(a, multiples), _tile_rule, keep="nothing")
+
+
+def tile(input, multiples, name=None):
+    """Repeat the whole tensor `multiples[i]` times along axis i."""
+    return tile_op(input, multiples=tuple(int(m) for m in np.asarray(_plain(multiples)).ravel()))
+
+
+# ---- identity-like ops that change what the tape does --------------------------------------------
+stop_gradient_op = defop("StopGradient", lambda a: a, None, keep="nothing")
+
+
+def stop_gradient(input, name=None):
+    """The same value, seen by tapes as a constant: no gradient flows through it."""
+    return stop_gradient_op(input)

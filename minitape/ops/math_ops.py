@@ -1,0 +1,180 @@
+"""Elementwise math. Each row: name, numpy forward, gradient rule `(op, dy) -> dx`, and what it keeps.
+
+In the rules, x and y are the inputs, z the output, dy the gradient arriving at z.
+Broadcasting: a binary op's gradient is summed back to each input's shape (`unbroadcast`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minitape.registry import defop
+from minitape.tensor import Tensor
+
+
+def x(op):  # the first input
+    return op.inputs[0]
+
+
+def z(op):  # the output
+    return op.outputs[0]
+
+
+# ---- shape plumbing for broadcasting -------------------------------------------------------------
+def _sum_to(a, shape):
+    axes = tuple(range(a.ndim - len(shape))) + tuple(
+        i + a.ndim - len(shape) for i, n in enumerate(shape) if n == 1 and a.shape[i + a.ndim - len(shape)] != 1
+    )
+    return np.sum(a, axis=axes, keepdims=True).reshape(shape) if axes else a.reshape(shape)
+
+
+# sum_to_shape undoes broadcast_to, and the other way round
+sum_to_shape = defop("SumToShape", _sum_to, lambda op, dy: broadcast_to(dy, op.input_shapes[0]), keep="nothing")
+broadcast_to = defop(
+    "BroadcastTo",
+    lambda a, shape: np.broadcast_to(a, tuple(shape)).copy(),
+    lambda op, dy: sum_to_shape(dy, shape=op.input_shapes[0]),
+    keep="nothing",
+)
+broadcast_to.__doc__ = "Repeat x along new or size-1 axes to `shape`; the gradient sums them back."
+
+
+def unbroadcast(grad, shape):
+    """Sum `grad` over the axes that broadcasting added, so it matches an input of `shape`."""
+    return grad if grad.shape == tuple(shape) else sum_to_shape(grad, shape=tuple(shape))
+
+
+def _binary_rule(dx_fn, dy_fn):
+    """A binary rule from two local rules, each reduced to its input's shape; skips inputs no source needs."""
+
+    def rule(op, g):
+        sx, sy = op.input_shapes
+        return (
+            unbroadcast(dx_fn(op, g), sx) if op.needs[0] else None,
+            unbroadcast(dy_fn(op, g), sy) if op.needs[1] else None,
+        )
+
+    return rule
+
+
+def _a(op):
+    return op.inputs[0]
+
+
+def _b(op):
+    return op.inputs[1]
+
+
+BIN = dict(same_dtype=(0, 1))
+
+# fmt: off
+# ---- binary --------------------------------------------------------------------------------------
+add      = defop("AddV2",   np.add,      _binary_rule(lambda op, g: g,       lambda op, g: g),        keep="nothing", **BIN)  # d(a+b) = da + db
+subtract = defop("Sub",     np.subtract, _binary_rule(lambda op, g: g,       lambda op, g: -g),       keep="nothing", **BIN)  # d(a-b) = da - db
+multiply = defop("Mul",     np.multiply, _binary_rule(lambda op, g: g * _b(op), lambda op, g: g * _a(op)), keep="inputs", **BIN)  # d(ab) = b da + a db
+divide   = defop("RealDiv", np.divide,   _binary_rule(lambda op, g: g / _b(op), lambda op, g: -g * _a(op) / square(_b(op))), keep="inputs", **BIN)  # d(a/b) = da/b - a db/b^2
+maximum  = defop("Maximum", np.maximum,  _binary_rule(lambda op, g: g * cast(_a(op) >= _b(op), g.dtype), lambda op, g: g * cast(_a(op) < _b(op), g.dtype)), keep="inputs", **BIN)
+minimum  = defop("Minimum", np.minimum,  _binary_rule(lambda op, g: g * cast(_a(op) <= _b(op), g.dtype), lambda op, g: g * cast(_a(op) > _b(op), g.dtype)), keep="inputs", **BIN)
+# d(a^b) = b a^(b-1) da + a^b log(a) db; log(a) taken as 0 where a <= 0, as TensorFlow does
+pow      = defop("Pow",     np.power,    _binary_rule(lambda op, g: g * _b(op) * _a(op) ** (_b(op) - 1), lambda op, g: g * z(op) * where(_a(op) > 0, log(where(_a(op) > 0, _a(op), 1)), 0)), keep="both", **BIN)
+
+# ---- unary: z = f(x), dx = dy * f'(x) ------------------------------------------------------------
+negative   = defop("Neg",        np.negative,   lambda op, g: -g,                        keep="nothing")  # (-x)' = -1
+exp        = defop("Exp",        np.exp,        lambda op, g: g * z(op),                 keep="outputs")  # (e^x)' = e^x
+log        = defop("Log",        np.log,        lambda op, g: g / x(op),                 keep="inputs")   # (log x)' = 1/x
+log1p      = defop("Log1p",      np.log1p,      lambda op, g: g / (1 + x(op)),           keep="inputs")   # (log(1+x))' = 1/(1+x)
+sin        = defop("Sin",        np.sin,        lambda op, g: g * cos(x(op)),            keep="inputs")   # sin' = cos
+cos        = defop("Cos",        np.cos,        lambda op, g: -g * sin(x(op)),           keep="inputs")   # cos' = -sin
+tan        = defop("Tan",        np.tan,        lambda op, g: g * (1 + square(z(op))),   keep="outputs")  # tan' = 1 + tan^2
+tanh       = defop("Tanh",       np.tanh,       lambda op, g: g * (1 - square(z(op))),   keep="outputs")  # tanh' = 1 - tanh^2
+sigmoid    = defop("Sigmoid",    lambda a: 0.5 * (np.tanh(0.5 * a) + 1),  # stable form of 1/(1+e^-x)
+                                                lambda op, g: g * z(op) * (1 - z(op)),   keep="outputs")  # s' = s(1-s)
+square     = defop("Square",     np.square,     lambda op, g: g * 2 * x(op),             keep="inputs")   # (x^2)' = 2x
+sqrt       = defop("Sqrt",       np.sqrt,       lambda op, g: g * 0.5 / z(op),           keep="outputs")  # (sqrt x)' = 1/(2 sqrt x)
+rsqrt      = defop("Rsqrt",      lambda a: 1 / np.sqrt(a), lambda op, g: g * -0.5 * z(op) ** 3, keep="outputs")  # (x^-1/2)' = -x^-3/2 / 2
+abs        = defop("Abs",        np.abs,        lambda op, g: g * sign(x(op)),           keep="inputs")   # |x|' = sign x
+reciprocal = defop("Reciprocal", np.reciprocal, lambda op, g: -g * square(z(op)),        keep="outputs")  # (1/x)' = -1/x^2
+identity   = defop("Identity",   np.copy,       lambda op, g: g,                         keep="nothing")  # x' = 1
+
+# ---- no gradient: piecewise constant, or not a number --------------------------------------------
+sign          = defop("Sign",          np.sign,          None)
+floor         = defop("Floor",         np.floor,         None)
+round         = defop("Round",         np.round,         None)
+floordiv      = defop("FloorDiv",      np.floor_divide,  None, **BIN)
+floormod      = defop("FloorMod",      np.mod,           None, **BIN)
+less          = defop("Less",          np.less,          None, dtype_from=None, **BIN)
+less_equal    = defop("LessEqual",     np.less_equal,    None, dtype_from=None, **BIN)
+greater       = defop("Greater",       np.greater,       None, dtype_from=None, **BIN)
+greater_equal = defop("GreaterEqual",  np.greater_equal, None, dtype_from=None, **BIN)
+equal         = defop("Equal",         np.equal,         None, dtype_from=None, **BIN)
+not_equal     = defop("NotEqual",      np.not_equal,     None, dtype_from=None, **BIN)
+logical_and   = defop("LogicalAnd",    np.logical_and,   None, **BIN)
+logical_or    = defop("LogicalOr",     np.logical_or,    None, **BIN)
+logical_not   = defop("LogicalNot",    np.logical_not,   None)
+is_nan        = defop("IsNan",         np.isnan,         None, dtype_from=None)
+is_finite     = defop("IsFinite",      np.isfinite,      None, dtype_from=None)
+# fmt: on
+
+
+# ---- dtype conversion ----------------------------------------------------------------------------
+def _cast_rule(op, g):
+    """The gradient goes back in the input's dtype; an integer input has none."""
+    source = op.input_dtypes[0]
+    return cast(g, source) if source.is_floating else None
+
+
+_cast = defop("Cast", lambda a, dtype: a.astype(dtype.as_numpy_dtype), _cast_rule, keep="nothing", dtype_from=None)
+
+
+def cast(x, dtype, name=None):
+    """`x` converted to `dtype`; casting to an integer type cuts the gradient path."""
+    from minitape.dtypes import as_dtype
+
+    dtype = as_dtype(dtype)
+    if getattr(x, "dtype", None) is dtype:
+        return x if not hasattr(x, "_read") else x._read()
+    return _cast(x, dtype=dtype)
+
+
+# ---- where and matmul ----------------------------------------------------------------------------
+def _where_rule(op, g):
+    cond = op.inputs[0]
+    zero = zeros_like(g)
+    return (
+        None,
+        unbroadcast(where(cond, g, zero), op.input_shapes[1]) if op.needs[1] else None,
+        unbroadcast(where(cond, zero, g), op.input_shapes[2]) if op.needs[2] else None,
+    )
+
+
+where = defop("SelectV2", np.where, _where_rule, keep="inputs", same_dtype=(1, 2), dtype_from=1)
+
+
+def zeros_like(t):
+    """A constant of zeros shaped like `t` (not recorded: it depends on nothing)."""
+    return Tensor(np.zeros(t.shape, t.dtype.as_numpy_dtype))
+
+
+def _matmul_forward(a, b):
+    if a.ndim < 2 or b.ndim < 2:
+        raise ValueError("matmul needs tensors of rank 2 or more; reshape a vector to (1, n) or (n, 1)")
+    if a.shape[-1] != b.shape[-2]:
+        raise ValueError(f"inner dimensions differ: {a.shape[-1]} (last of a) != {b.shape[-2]} (second-last of b)")
+    return np.matmul(a, b)
+
+
+def _t(m):  # swap the last two axes
+    return transpose_last(m)
+
+
+matmul = defop(
+    "MatMul",
+    _matmul_forward,
+    _binary_rule(lambda op, g: g @ _t(_b(op)), lambda op, g: _t(_a(op)) @ g),  # dA = dZ B^T, dB = A^T dZ
+    keep="inputs",
+    **BIN,
+)
+
+transpose_last = defop(
+    "MatrixTranspose", lambda a: np.swapaxes(a, -1, -2), lambda op, g: transpose_last(g), keep="nothing"
+)

@@ -1,0 +1,102 @@
+"""Neural-network ops: activations, softmax, and the losses built from them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minitape.errors import InvalidArgumentError
+from minitape.ops.math_ops import abs, cast, exp, log1p, maximum, sigmoid
+from minitape.ops.reduce_ops import _logsumexp, reduce_sum
+from minitape.registry import defop
+from minitape.tensor import Tensor, TensorLike
+
+
+def _softmax(a, axis):
+    e = np.exp(a - np.max(a, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def _softmax_rule(op, g):  # dx = z * (dy - sum(dy * z))
+    z, axis = op.outputs[0], op.attrs["axis"]
+    return z * (g - reduce_sum(g * z, axis=axis, keepdims=True))
+
+
+def _log_softmax_rule(op, g):  # dx = dy - softmax(x) * sum(dy)
+    z, axis = op.outputs[0], op.attrs["axis"]
+    return g - exp(z) * reduce_sum(g, axis=axis, keepdims=True)
+
+
+# fmt: off
+relu        = defop("Relu",       lambda a: np.maximum(a, 0),   lambda op, g: g * cast(op.outputs[0] > 0, g.dtype), keep="outputs")  # relu' = [x > 0]
+softplus    = defop("Softplus",   lambda a: np.logaddexp(0, a), lambda op, g: g * sigmoid(op.inputs[0]),          keep="inputs")   # log(1+e^x)' = sigmoid
+_softmax_op = defop("Softmax",    _softmax,                     _softmax_rule,                                   keep="outputs")
+_lsm_op     = defop("LogSoftmax", lambda a, axis: a - _logsumexp(a, axis, keepdims=True), _log_softmax_rule,  keep="outputs")
+one_hot_op  = defop("OneHot", lambda i, depth, on, off, dtype: np.where(np.arange(depth) == i[..., None], on, off).astype(dtype.as_numpy_dtype), None, dtype_from=None)
+# fmt: on
+
+
+def softmax(logits, axis=None, name=None):
+    """exp(x) / sum(exp(x)) along `axis` (default: the last)."""
+    return _softmax_op(logits, axis=-1 if axis is None else int(axis))
+
+
+def log_softmax(logits, axis=None, name=None):
+    """x - logsumexp(x) along `axis`: the log of softmax, computed without overflow."""
+    return _lsm_op(logits, axis=-1 if axis is None else int(axis))
+
+
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+    """A `depth`-long vector per index, on_value at the index and off_value elsewhere."""
+    from minitape.dtypes import as_dtype, float32
+
+    dtype = as_dtype(dtype) if dtype is not None else float32
+    on = 1 if on_value is None else on_value
+    off = 0 if off_value is None else off_value
+    return one_hot_op(indices, depth=int(depth), on=on, off=off, dtype=dtype)
+
+
+def _plain(v):
+    return v._array() if isinstance(v, TensorLike) else np.asarray(v)
+
+
+def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None):
+    """Per-example -log softmax(logits)[label]; labels are class indices."""
+    if labels is None or logits is None:
+        raise ValueError("pass both labels= and logits= by keyword, as in TensorFlow")
+    lab, lg = _plain(labels), _plain(logits)
+    if lab.dtype.kind not in "iu":
+        raise InvalidArgumentError(
+            f"sparse_softmax_cross_entropy_with_logits: labels must be integers, not {lab.dtype}"
+        )
+    if lab.shape != lg.shape[:-1]:
+        raise InvalidArgumentError(
+            f"sparse_softmax_cross_entropy_with_logits: labels of shape {lab.shape} do not fit logits of shape "
+            f"{lg.shape}; labels need the logits' shape without its last axis, {lg.shape[:-1]}"
+        )
+    depth = lg.shape[-1]
+    if lab.size and (lab.min() < 0 or lab.max() >= depth):
+        bad = lab[(lab < 0) | (lab >= depth)].ravel()[0]
+        raise InvalidArgumentError(
+            f"sparse_softmax_cross_entropy_with_logits: label {bad} is outside the valid range [0, {depth})"
+        )
+    targets = Tensor(np.eye(depth, dtype=lg.dtype)[lab])
+    return -reduce_sum(targets * log_softmax(logits), axis=-1)
+
+
+def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
+    """Per-example -sum(labels * log softmax(logits)); labels are probabilities."""
+    return -reduce_sum(labels * log_softmax(logits, axis=axis), axis=axis)
+
+
+def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
+    """Per-element binary cross-entropy of sigmoid(logits), as max(x,0) - x*z + log(1+e^-|x|)."""
+    return maximum(logits, 0) - logits * labels + log1p(exp(-abs(logits)))
+
+
+def leaky_relu(features, alpha=0.2, name=None):
+    return maximum(features, features * alpha)
+
+
+def l2_loss(t, name=None):
+    """sum(t ** 2) / 2"""
+    return reduce_sum(t * t) / 2

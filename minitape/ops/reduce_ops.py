@@ -1,0 +1,84 @@
+"""Reductions over axes. Each gradient spreads dy back over the reduced axes (`_spread`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minitape.ops.array_ops import reshape
+from minitape.ops.math_ops import broadcast_to, cast, equal, exp, where
+from minitape.registry import defop
+
+
+def _axes(axis, rank):
+    """Normalise TensorFlow's `axis` (None, an int, a list) to a sorted tuple of non-negative ints."""
+    if axis is None:
+        return tuple(range(rank))
+    axes = (axis,) if np.ndim(axis) == 0 else tuple(np.asarray(axis).ravel())
+    for a in axes:
+        if not -rank <= int(a) < rank:
+            raise ValueError(f"axis {int(a)} is out of range for a tensor of rank {rank}")
+    return tuple(sorted({int(a) % rank for a in axes})) if rank else ()
+
+
+def _reducer(np_fn):
+    def forward(a, axis=None, keepdims=False):
+        return np_fn(a, axis=_axes(axis, a.ndim), keepdims=keepdims)
+
+    return forward
+
+
+def _kept_shape(op):
+    shape = op.input_shapes[0]
+    axes = _axes(op.attrs.get("axis"), len(shape))
+    return tuple(1 if i in axes else n for i, n in enumerate(shape))
+
+
+def _spread(op, t):
+    """Broadcast a reduced tensor (dy, or the output) back over the input's shape."""
+    return broadcast_to(reshape(t, _kept_shape(op)), shape=op.input_shapes[0])
+
+
+def _count(op):
+    shape, kept = op.input_shapes[0], _kept_shape(op)
+    return int(np.prod(shape, dtype=np.int64) // max(np.prod(kept, dtype=np.int64), 1))
+
+
+def _extreme_rule(op, g):
+    """Max and min: dy goes to the elements equal to the result, split evenly among ties."""
+    x = op.inputs[0]
+    hit = cast(equal(x, _spread(op, op.outputs[0])), x.dtype)
+    ties = reduce_sum(hit, axis=op.attrs.get("axis"), keepdims=True)
+    return _spread(op, g) * hit / ties
+
+
+def _prod_rule(op, g):
+    """d(prod x)/dx_i = product of the others; computed without dividing by zero."""
+    x = op.inputs[0]
+    axis = op.attrs.get("axis")
+    zero = equal(x, 0)
+    others_if_zero = reduce_prod(where(zero, 1, x), axis=axis, keepdims=True)
+    one_zero = cast(equal(reduce_sum(cast(zero, x.dtype), axis=axis, keepdims=True), 1), x.dtype)
+    others = where(zero, others_if_zero * one_zero, _spread(op, op.outputs[0]) / where(zero, 1, x))
+    return _spread(op, g) * others
+
+
+def _logsumexp(a, axis=None, keepdims=False):
+    axes = _axes(axis, a.ndim)
+    shift = np.max(a, axis=axes, keepdims=True) if a.size else np.zeros([1] * a.ndim, a.dtype)
+    shift = np.where(np.isfinite(shift), shift, 0)
+    out = np.log(np.sum(np.exp(a - shift), axis=axes, keepdims=True)) + shift
+    return out if keepdims else np.squeeze(out, axis=axes)
+
+
+# fmt: off
+reduce_sum       = defop("Sum",       _reducer(np.sum),  lambda op, g: _spread(op, g),                         keep="nothing")
+reduce_mean      = defop("Mean",      _reducer(np.mean), lambda op, g: _spread(op, g) / _count(op),            keep="nothing")
+reduce_max       = defop("Max",       _reducer(np.max),  _extreme_rule,                                        keep="both")
+reduce_min       = defop("Min",       _reducer(np.min),  _extreme_rule,                                        keep="both")
+reduce_prod      = defop("Prod",      _reducer(np.prod), _prod_rule,                                           keep="both")
+reduce_logsumexp = defop("LogSumExp", _logsumexp,        lambda op, g: _spread(op, g) * exp(op.inputs[0] - _spread(op, op.outputs[0])), keep="both")
+reduce_all       = defop("All",       _reducer(np.all),  None)
+reduce_any       = defop("Any",       _reducer(np.any),  None)
+argmax           = defop("ArgMax",    lambda a, axis=0: np.argmax(a, axis=axis).astype(np.int64), None, dtype_from=None)
+argmin           = defop("ArgMin",    lambda a, axis=0: np.argmin(a, axis=axis).astype(np.int64), None, dtype_from=None)
+# fmt: on

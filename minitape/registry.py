@@ -1,0 +1,113 @@
+"""The op registry: each primitive op's numpy forward function and its gradient rule.
+
+A gradient rule has one fixed signature, as in TensorFlow: `rule(op, *output_grads)`
+returns one gradient per input (None where there is none). `op` is the recorded
+`Operation`. Rules are written with minitape's own ops, so the backward pass is
+itself recorded by any tape still listening: that is what makes higher-order
+derivatives work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+GradFn = Callable[..., Any]
+
+_MISSING = object()
+_GRADIENTS: dict[str, GradFn | None] = {}  # None: registered as having no gradient
+
+
+class RegisterGradient:
+    """Decorator registering the gradient rule of an op type: `@mt.RegisterGradient("MyOp")`."""
+
+    def __init__(self, op_type: str) -> None:
+        if not isinstance(op_type, str):
+            raise TypeError(f"op_type must be a string, not {type(op_type).__name__}")
+        self._op_type = op_type
+
+    def __call__(self, fn: GradFn) -> GradFn:
+        _register(self._op_type, fn)
+        return fn
+
+
+def no_gradient(op_type: str) -> None:
+    """Declare that `op_type` has no gradient: gradients through it are None, not an error."""
+    _register(op_type, None)
+
+
+def _register(op_type: str, fn: GradFn | None) -> None:
+    if op_type in _GRADIENTS:
+        raise KeyError(f"a gradient is already registered for op type {op_type!r}; each op type gets one rule")
+    _GRADIENTS[op_type] = fn
+
+
+def is_differentiable(op_type: str) -> bool:
+    """False only for op types registered with `no_gradient`."""
+    return _GRADIENTS.get(op_type, _MISSING) is not None
+
+
+def lookup(op_type: str) -> GradFn | None:
+    """The rule for `op_type`; None if it has no gradient; LookupError if nobody registered one."""
+    fn = _GRADIENTS.get(op_type, _MISSING)
+    if fn is _MISSING:
+        raise LookupError(f"gradient registry has no entry for: {op_type}")
+    return fn
+
+
+class OpDef:
+    """A primitive op: calling it runs `forward` on numpy arrays and records the call on listening tapes.
+
+    keep        which tensors the gradient rule reads: "inputs", "outputs", "both" or "nothing"
+    same_dtype  input positions that must share one dtype, or "all" (Python numbers are converted to it)
+    dtype_from  the input whose dtype the output takes (numpy may widen it), or None
+    n_outputs   how many arrays `forward` returns
+    """
+
+    def __init__(
+        self,
+        name: str,
+        forward: Callable[..., Any],
+        *,
+        keep: str = "both",
+        same_dtype: tuple[int, ...] | str | None = None,
+        dtype_from: int | None = 0,
+        n_outputs: int = 1,
+    ) -> None:
+        if keep not in ("inputs", "outputs", "both", "nothing"):
+            raise ValueError(f"keep must be 'inputs', 'outputs', 'both' or 'nothing', not {keep!r}")
+        self.name = name
+        self.forward = forward
+        self.keep = keep
+        self.same_dtype = same_dtype
+        self.dtype_from = dtype_from
+        self.n_outputs = n_outputs
+        self.__doc__ = forward.__doc__
+
+    def __call__(self, *inputs: Any, name: str | None = None, **attrs: Any) -> Any:
+        return _execute.apply(self, inputs, attrs)
+
+    def __repr__(self) -> str:
+        return f"<minitape op {self.name}>"
+
+
+def defop(
+    name: str,
+    forward: Callable[..., Any],
+    grad: GradFn | None | object = _MISSING,
+    **options: Any,
+) -> OpDef:
+    """Define a primitive op from a numpy function, and register its gradient rule if given.
+
+    `forward(*arrays, **attrs)` gets numpy arrays and returns an array. `grad=None`
+    declares the op non-differentiable (like `no_gradient`); leaving `grad` out leaves
+    the registry without an entry, so `gradient()` raises LookupError when it reaches
+    the op, until `@RegisterGradient(name)` supplies one.
+    """
+    op = OpDef(name, forward, **options)
+    if grad is not _MISSING:
+        _register(name, grad)  # type: ignore[arg-type]
+    return op
+
+
+from minitape import execute as _execute  # noqa: E402 - execute needs OpDef's module loaded

@@ -1,0 +1,128 @@
+"""`Variable`: mutable state (a model's weights). Tapes differentiate with respect to the variable itself.
+
+Each read of a variable inside a tape is recorded as a `ReadVariableOp` from the
+variable to a fresh tensor holding the value at that moment. Assigning later does
+not change what was read, and the assignment itself is not differentiable: this is
+why `tape.gradient` cannot see through `assign`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minitape import context
+from minitape.dtypes import DType, as_dtype
+from minitape.execute import constant, convert_to_tensor, record
+from minitape.registry import RegisterGradient, no_gradient
+from minitape.tensor import Tensor, TensorLike, TensorShape, _next_id, format_value
+
+
+class Variable(TensorLike):
+    """A named, mutable tensor. Trainable variables read inside a tape are watched automatically."""
+
+    __slots__ = ("_value", "_id", "_name", "_trainable", "__weakref__")
+
+    def __init__(
+        self,
+        initial_value: Any = None,
+        trainable: bool = True,
+        name: str | None = None,
+        dtype: Any = None,
+        shape: Any = None,
+    ) -> None:
+        if initial_value is None:
+            raise ValueError("Variable needs an initial_value, e.g. mt.Variable(0.0)")
+        if callable(initial_value):
+            initial_value = initial_value()
+        self._value = constant(initial_value, dtype=dtype)._value.copy()
+        self._id = _next_id()
+        self._name = (name or "Variable") + ":0"  # TensorFlow's eager naming: not made unique
+        self._trainable = bool(trainable)
+
+    def _array(self) -> np.ndarray:
+        return self._value
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @property
+    def dtype(self) -> DType:
+        return as_dtype(self._value.dtype)
+
+    @property
+    def shape(self) -> TensorShape:
+        return TensorShape(self._value.shape)
+
+    def _read(self) -> Tensor:
+        """The value now, as a tensor; recorded on tapes that watch this variable."""
+        value = Tensor(self._value)
+        for watcher in context.variable_watchers:
+            if all(v is not self for v in watcher):
+                watcher.append(self)
+        if context.recording_tapes or context.accumulators:
+            if self._trainable and self.dtype.is_floating:
+                for tape in context.recording_tapes:
+                    if tape._watch_accessed_variables:
+                        tape._watch_variable(self)
+            record("ReadVariableOp", [self], [value], {}, keep="nothing")
+        return value
+
+    def read_value(self) -> Tensor:
+        return self._read()
+
+    def value(self) -> Tensor:
+        return self._read()
+
+    def _assign(self, new: Any, op_type: str, combine: Any = None) -> Variable:
+        source = convert_to_tensor(new) if isinstance(new, TensorLike) else new
+        value = constant(source, dtype=self.dtype)._value
+        if combine is not None:
+            value = combine(self._value, value).astype(self._value.dtype)
+        if value.shape != self._value.shape:
+            raise ValueError(
+                f"{op_type} on variable {self._name!r}: cannot assign a value of shape {value.shape} "
+                f"to a variable of shape {self._value.shape}"
+            )
+        if isinstance(source, Tensor):
+            record(op_type, [self, source], [], {}, keep="nothing")  # seen by explain(), never differentiated
+        self._value = value  # a fresh array: tensors read earlier keep the old value
+        return self
+
+    def assign(self, value: Any, use_locking: Any = None, name: str | None = None, read_value: bool = True):
+        """Replace the value. Not differentiable: the tape sees only reads made after it."""
+        return self._assign(value, "AssignVariableOp")
+
+    def assign_add(self, delta: Any, use_locking: Any = None, name: str | None = None, read_value: bool = True):
+        return self._assign(delta, "AssignAddVariableOp", np.add)
+
+    def assign_sub(self, delta: Any, use_locking: Any = None, name: str | None = None, read_value: bool = True):
+        return self._assign(delta, "AssignSubVariableOp", np.subtract)
+
+    def numpy(self) -> np.ndarray | np.generic:
+        value = self._value.copy()
+        return value[()] if value.ndim == 0 else value
+
+    def __repr__(self) -> str:
+        sep = "\n" if self._value.ndim > 1 else ""
+        return (
+            f"<mt.Variable '{self._name}' shape={self.shape} dtype={self.dtype.name}, "
+            f"numpy={sep}{format_value(self._value)}>"
+        )
+
+    __str__ = __repr__
+
+
+@RegisterGradient("ReadVariableOp")
+def _read_variable_grad(op, grad):
+    return grad  # a read is the identity
+
+
+for _op in ("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"):
+    no_gradient(_op)
