@@ -16,7 +16,17 @@ from typing import Any
 
 import numpy as np  # noqa: E402
 
-from minitape import autodiff, debugging, dtypes, errors, math, nest, nn, random  # noqa: F401
+from minitape import (  # noqa: F401
+    autodiff,
+    context,  # noqa: E402
+    debugging,
+    dtypes,
+    errors,
+    math,
+    nest,
+    nn,
+    random,
+)
 from minitape.custom_gradient import custom_gradient
 from minitape.dtypes import DType, as_dtype, bool, float16, float32, float64, int32, int64
 from minitape.execute import constant, convert_to_tensor
@@ -30,6 +40,16 @@ from minitape.variables import Variable
 newaxis = None
 
 NotDifferentiable = no_gradient
+
+
+@contextlib.contextmanager
+def name_scope(name: str) -> Iterator[str]:
+    """Label the ops run inside: records keep the path (e.g. "model/dense"), so viewers can group them."""
+    context.name_scopes.append(name)
+    try:
+        yield "/".join(context.name_scopes)
+    finally:
+        context.name_scopes.pop()
 
 
 def is_tensor(x: Any) -> builtins_bool:

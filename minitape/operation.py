@@ -11,6 +11,8 @@ import sys
 import weakref
 from typing import Any
 
+from minitape import context
+
 _PACKAGE = __name__.rsplit(".", 1)[0] + "."
 
 
@@ -31,6 +33,7 @@ class Operation:
       attrs          the non-tensor arguments, e.g. {"axis": 0}
       input_shapes, input_dtypes, output_shapes, output_dtypes
       needs          per input: does any source depend on it (set during the backward pass)
+      where, scope   the user's (file, line) that ran the op, and the name_scope path around it
     """
 
     __slots__ = (
@@ -47,6 +50,7 @@ class Operation:
         "input_refs",
         "output_refs",
         "where",
+        "scope",
         "grad_fn",
         "needs",
         "__weakref__",
@@ -76,6 +80,7 @@ class Operation:
         self.input_refs = [weakref.ref(t) for t in inputs]
         self.output_refs = [weakref.ref(t) for t in outputs]
         self.where = where
+        self.scope = "/".join(context.name_scopes)  # e.g. "my_model/dense_1": the visualizer groups by it
         self.grad_fn = grad_fn  # a custom_gradient's own rule; None means: look up `type` in the registry
         self.needs = [True] * len(inputs)
 
