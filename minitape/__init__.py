@@ -11,27 +11,17 @@ from minitape.tensor import Tensor, TensorShape  # first: it loads the op tables
 
 __version__ = "0.1.0"
 
-from collections.abc import Callable  # noqa: E402
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import Any
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from minitape import (  # noqa: F401
-    autodiff,
-    context,  # noqa: E402
-    debugging,
-    dtypes,
-    errors,
-    math,
-    nest,
-    nn,
-    random,
-)
+from minitape import autodiff, context, debugging, dtypes, errors, math, nest, nn, random
 from minitape.custom_gradient import custom_gradient
 from minitape.dtypes import DType, as_dtype, bool, float16, float32, float64, int32, int64
 from minitape.execute import constant, convert_to_tensor
 from minitape.ops.api import *  # noqa: F403 - the op namespace, as tf.*
-from minitape.ops.api import cast, reduce_sum  # noqa: F401 - named for readers and linters
 from minitape.ops.nn_ops import one_hot
 from minitape.registry import RegisterGradient, defop, no_gradient
 from minitape.tape import GradientTape, UnconnectedGradients
