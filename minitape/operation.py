@@ -53,6 +53,7 @@ class Operation:
         "scope",
         "grad_fn",
         "needs",
+        "backward_of",
         "__weakref__",
     )
 
@@ -83,6 +84,8 @@ class Operation:
         self.scope = "/".join(context.name_scopes)  # e.g. "my_model/dense_1": the visualizer groups by it
         self.grad_fn = grad_fn  # a custom_gradient's own rule; None means: look up `type` in the registry
         self.needs = [True] * len(inputs)
+        # set when recorded while another tape differentiates an op: a viewer draws "gradient of Mul" apart
+        self.backward_of = context.backward_of.type if context.backward_of is not None else None
 
     @property
     def inputs(self) -> list:

@@ -16,6 +16,7 @@ GradFn = Callable[..., Any]
 
 _MISSING = object()
 _GRADIENTS: dict[str, GradFn | None] = {}  # None: registered as having no gradient
+OPS: dict[str, OpDef] = {}  # every defined op by name: viewers replay a record's forward with it
 
 
 class RegisterGradient:
@@ -83,6 +84,7 @@ class OpDef:
         self.dtype_from = dtype_from
         self.n_outputs = n_outputs
         self.__doc__ = forward.__doc__
+        OPS[name] = self
 
     def __call__(self, *inputs: Any, name: str | None = None, **attrs: Any) -> Any:
         return _execute.apply(self, inputs, attrs)
