@@ -19,9 +19,15 @@ _PACKAGE = __name__.rsplit(".", 1)[0] + "."
 def user_line() -> tuple[str, int]:
     """File and line of the innermost caller outside minitape: the student's line of code."""
     frame = sys._getframe(2)
-    while frame.f_back is not None and frame.f_globals.get("__name__", "").startswith(_PACKAGE):
+    # numpy frames are skipped too: np.mean(tensor) converts it deep inside numpy, the user called np.mean
+    while frame.f_back is not None and frame.f_globals.get("__name__", "").startswith((_PACKAGE, "numpy.")):
         frame = frame.f_back
     return frame.f_code.co_filename, frame.f_lineno
+
+
+def _released_rule(op: Operation, *grads: object) -> None:
+    """Stands in for a custom gradient rule dropped when its tape released its tensors."""
+    raise RuntimeError(f"the gradient rule of {op.type} was released with its tape's tensors")
 
 
 class Operation:
@@ -111,7 +117,9 @@ class Operation:
         copy = object.__new__(Operation)
         for slot in Operation.__slots__[:-1]:
             setattr(copy, slot, getattr(self, slot))
-        copy._inputs = copy._outputs = copy.grad_fn = None
+        copy._inputs = copy._outputs = None
+        # the rule may hold tensors; a marker keeps "this op had a custom gradient" for explain()
+        copy.grad_fn = _released_rule if self.grad_fn is not None else None
         return copy
 
     def saved_tensors(self) -> list:

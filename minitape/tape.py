@@ -105,7 +105,7 @@ class GradientTape:
                 )
             elif isinstance(t, Tensor):
                 self._watched.add(t._id)
-                self._timeline.append(("watch", t._id))
+                self._timeline.append(("watch", _next_id()))  # when: explain() tells "computed before watch"
             else:
                 self._watch_variable(t)
 
