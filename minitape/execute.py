@@ -145,13 +145,23 @@ def check_finite(op_type: str, inputs: list, outputs: list[Tensor]) -> None:
     for t in outputs:
         if t.dtype.is_floating and not np.all(np.isfinite(t._value)):
             bad = "NaN" if np.any(np.isnan(t._value)) else "inf"
-            where = context.backward_of
-            stage = f"in the backward pass of {where.type}" if where is not None else "in the forward pass"
+            forward_op = context.backward_of
             file, line = user_line()
+            stage = f"in the forward pass (called from {file}:{line})"
+            if forward_op is not None:
+                ran_at = f"{forward_op.where[0]}:{forward_op.where[1]}" if forward_op.where else "an unknown line"
+                stage = (
+                    f"in the backward pass, computing the gradient of {forward_op.type} (that {forward_op.type} "
+                    f"ran at {ran_at}; gradient() was called from {file}:{line})"
+                )
             values = "; ".join(f"input {i}: {_summary(x._array())}" for i, x in enumerate(inputs))
-            raise InvalidArgumentError(
-                f"check_numerics: {op_type} produced {bad} {stage} (called from {file}:{line}). {values}"
-            )
+            hint = ""
+            if any(x.dtype.is_floating and not np.all(np.isfinite(x._array())) for x in inputs):
+                hint = (
+                    "\n  An input is already NaN or inf, so it began earlier: often an overflow in the forward pass "
+                    "(e.g. exp of a large number); rewrite that step stably or give it a custom_gradient."
+                )
+            raise InvalidArgumentError(f"check_numerics: {op_type} produced {bad} {stage}.\n  {values}{hint}")
 
 
 def _summary(value: np.ndarray) -> str:
