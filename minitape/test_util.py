@@ -51,7 +51,9 @@ def check_gradients(
     _check(scalar_f, arrays, rng, order, rtol, atol, eps, trials)
 
 
-def _check(f: Callable, arrays: list, rng: Any, order: int, rtol: float, atol: float, eps: float, trials: int) -> None:
+def _check(
+    f: Callable, arrays: list, rng: Any, order: int, rtol: float, atol: float, eps: float, trials: int, level: int = 1
+) -> None:
     tensors = [Tensor(a) for a in arrays]
     with GradientTape() as tape:
         tape.watch(tensors)
@@ -63,7 +65,7 @@ def _check(f: Callable, arrays: list, rng: Any, order: int, rtol: float, atol: f
         numeric = _numeric(f, arrays, directions, eps)
         if not np.isclose(analytic, numeric, rtol=rtol, atol=atol):
             raise AssertionError(
-                f"gradient check failed (order {order}): reverse mode gives directional derivative "
+                f"gradient check failed at derivative order {level}: reverse mode gives directional derivative "
                 f"{analytic:.10g}, finite differences give {numeric:.10g} (difference {analytic - numeric:.3g})"
             )
     if order > 1:
@@ -77,7 +79,7 @@ def _check(f: Callable, arrays: list, rng: Any, order: int, rtol: float, atol: f
             terms = [_sum(g * constant(v)) for g, v in zip(gs, w) if g is not None]
             return sum(terms[1:], terms[0]) if terms else constant(0.0, dtype="float64")
 
-        _check(directional, arrays, rng, order - 1, rtol, atol, eps, trials)
+        _check(directional, arrays, rng, order - 1, rtol, atol, eps, trials, level + 1)
 
 
 def _as_list(args: Any) -> list:

@@ -25,7 +25,6 @@ from minitape.ops.creation import eye, fill, linspace, ones, ones_like, range, z
 from minitape.ops.math_ops import (  # noqa: F401
     abs,
     add,
-    broadcast_to,
     cast,
     cos,
     divide,
@@ -66,6 +65,9 @@ from minitape.ops.math_ops import (  # noqa: F401
     tanh,
     where,
 )
+from minitape.ops.math_ops import (
+    broadcast_to as _broadcast_to,
+)
 from minitape.tensor import Tensor, TensorLike
 
 
@@ -102,6 +104,12 @@ def argmin(input, axis=None, output_type=None, name=None):
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """Values below the minimum become the minimum, above the maximum the maximum."""
     return minimum(maximum(t, clip_value_min), clip_value_max)
+
+
+def broadcast_to(input, shape, name=None):
+    """Repeat `input` along new or size-1 axes to `shape`; the gradient sums the copies back."""
+    shape = shape._array() if isinstance(shape, TensorLike) else shape
+    return _broadcast_to(input, shape=tuple(int(n) for n in np.asarray(shape).ravel()))
 
 
 def shape(input, out_type=int32, name=None) -> Tensor:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from minitape.ops.array_ops import reshape
-from minitape.ops.math_ops import broadcast_to, cast, equal, exp, where
+from minitape.ops.array_ops import pad_op, reshape, strided_slice_op, transpose_op
+from minitape.ops.math_ops import broadcast_to, cast, equal, exp
 from minitape.registry import defop
 
 
@@ -52,14 +52,34 @@ def _extreme_rule(op, g):
 
 
 def _prod_rule(op, g):
-    """d(prod x)/dx_i = product of the others; computed without dividing by zero."""
+    """d(prod x)/dx_i = the product of the other elements, computed without division so zeros work."""
     x = op.inputs[0]
-    axis = op.attrs.get("axis")
-    zero = equal(x, 0)
-    others_if_zero = reduce_prod(where(zero, 1, x), axis=axis, keepdims=True)
-    one_zero = cast(equal(reduce_sum(cast(zero, x.dtype), axis=axis, keepdims=True), 1), x.dtype)
-    others = where(zero, others_if_zero * one_zero, _spread(op, op.outputs[0]) / where(zero, 1, x))
+    shape = op.input_shapes[0]
+    axes = _axes(op.attrs.get("axis"), len(shape))
+    if int(np.prod(shape, dtype=np.int64)) == 0:
+        return _spread(op, g)  # nothing to differentiate: an empty gradient of the input's shape
+    kept = tuple(i for i in range(len(shape)) if i not in axes)
+    perm = kept + axes  # the reduced axes last, flattened into one: each row is one product
+    rows = reshape(transpose_op(x, perm=perm), (-1, int(np.prod([shape[i] for i in axes], dtype=np.int64))))
+    others = _exclusive_prod(rows) * _reverse(_exclusive_prod(_reverse(rows)))
+    others = transpose_op(reshape(others, tuple(shape[i] for i in perm)), perm=tuple(np.argsort(perm)))
     return _spread(op, g) * others
+
+
+def _reverse(rows):
+    return strided_slice_op(rows, key=(slice(None), slice(None, None, -1)))
+
+
+def _exclusive_prod(rows):
+    """[1, x0, x0 x1, ...] along each row: a doubling scan of multiplications, so every derivative exists."""
+    n = rows.shape[1]
+    shift = 1
+    while shift < n:  # after this step, each entry is the product of the `2 * shift` entries ending there
+        rows = rows * pad_op(
+            strided_slice_op(rows, key=(slice(None), slice(0, n - shift))), paddings=((0, 0), (shift, 0)), value=1
+        )
+        shift *= 2
+    return pad_op(strided_slice_op(rows, key=(slice(None), slice(0, n - 1))), paddings=((0, 0), (1, 0)), value=1)
 
 
 def _logsumexp(a, axis=None, keepdims=False):
@@ -75,7 +95,7 @@ reduce_sum       = defop("Sum",       _reducer(np.sum),  lambda op, g: _spread(o
 reduce_mean      = defop("Mean",      _reducer(np.mean), lambda op, g: _spread(op, g) / _count(op),            keep="nothing")
 reduce_max       = defop("Max",       _reducer(np.max),  _extreme_rule,                                        keep="both")
 reduce_min       = defop("Min",       _reducer(np.min),  _extreme_rule,                                        keep="both")
-reduce_prod      = defop("Prod",      _reducer(np.prod), _prod_rule,                                           keep="both")
+reduce_prod      = defop("Prod",      _reducer(np.prod), _prod_rule,                                           keep="inputs")
 reduce_logsumexp = defop("LogSumExp", _logsumexp,        lambda op, g: _spread(op, g) * exp(op.inputs[0] - _spread(op, op.outputs[0])), keep="both")
 reduce_all       = defop("All",       _reducer(np.all),  None)
 reduce_any       = defop("Any",       _reducer(np.any),  None)
