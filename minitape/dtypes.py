@@ -10,23 +10,15 @@ import numpy as np
 class DType:
     """A tensor's element type. Only floating types carry gradients."""
 
-    __slots__ = ("name", "as_numpy_dtype")
+    __slots__ = ("name", "as_numpy_dtype", "is_floating", "is_integer", "is_bool")
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.as_numpy_dtype = np.dtype(name).type
-
-    @property
-    def is_floating(self) -> bool:
-        return np.issubdtype(self.as_numpy_dtype, np.floating)
-
-    @property
-    def is_integer(self) -> bool:
-        return np.issubdtype(self.as_numpy_dtype, np.integer)
-
-    @property
-    def is_bool(self) -> bool:
-        return self.as_numpy_dtype is np.bool_
+        # plain attributes, not properties: every recorded op asks is_floating, so answer it once
+        self.is_floating = np.issubdtype(self.as_numpy_dtype, np.floating)
+        self.is_integer = np.issubdtype(self.as_numpy_dtype, np.integer)
+        self.is_bool = self.as_numpy_dtype is np.bool_
 
     @property
     def base_dtype(self) -> DType:
@@ -54,12 +46,16 @@ bool = DType("bool")  # TensorFlow's name for the type
 
 _BY_NAME = {d.name: d for d in (float16, float32, float64, int32, int64, bool)}
 _EXTRA = {"uint8": "int32", "int8": "int32", "int16": "int32", "uint16": "int32", "uint32": "int64"}
+# tensor.dtype calls as_dtype(array.dtype) on every op: a dict answers that without asking numpy for names
+_BY_NUMPY_DTYPE = {np.dtype(name): _BY_NAME[_EXTRA.get(name, name)] for name in (*_BY_NAME, *_EXTRA)}
 
 
 def as_dtype(value: Any) -> DType:
     """Return the DType for a DType, a name ('float32'), a numpy dtype or a Python type."""
     if isinstance(value, DType):
         return value
+    if isinstance(value, np.dtype) and value in _BY_NUMPY_DTYPE:
+        return _BY_NUMPY_DTYPE[value]
     if value is float:
         return float32
     if value is int:
