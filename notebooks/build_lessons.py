@@ -1,0 +1,43 @@
+"""Generate the lessons' notebooks from notebooks/lesson_sources/l*.py, and run them so their outputs are committed.
+
+    python notebooks/build_lessons.py            # write and execute every lesson
+    python notebooks/build_lessons.py 01 05      # only lessons whose file name starts with these numbers
+    python notebooks/build_lessons.py --no-run   # write without executing (outputs empty)
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "lesson_sources"))
+
+import nb  # noqa: E402
+
+
+def lesson_modules() -> list:
+    return [importlib.import_module(p.stem) for p in sorted((HERE / "lesson_sources").glob("l[0-9][0-9]_*.py"))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("only", nargs="*", help="lesson numbers to build, e.g. 01 05")
+    parser.add_argument("--no-run", action="store_true", help="write the notebooks without executing them")
+    args = parser.parse_args()
+    for module in lesson_modules():
+        if args.only and not any(module.NAME.startswith(n) for n in args.only):
+            continue
+        notebook = nb.notebook(module.CELLS)
+        start = time.perf_counter()
+        if not args.no_run:
+            notebook = nb.execute(notebook)
+        path = nb.write(notebook, module.NAME)
+        print(f"{path.name}: {len(notebook.cells)} cells, {time.perf_counter() - start:.1f} s")
+
+
+if __name__ == "__main__":
+    main()

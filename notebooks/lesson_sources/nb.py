@@ -1,0 +1,97 @@
+"""Small helpers that turn a lesson written as Python (a list of cells) into a clean .ipynb, and run it.
+
+Lessons are generated, then executed top to bottom so that the committed outputs are exactly what
+nbval will compare against. Execution records no timings and no personal metadata.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent
+KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+
+
+def _clean(text: str) -> str:
+    return textwrap.dedent(text).strip("\n")
+
+
+def md(text: str) -> nbformat.NotebookNode:
+    """A Markdown cell (text is dedented, so it can be written indented in the lesson file)."""
+    return nbformat.v4.new_markdown_cell(_clean(text))
+
+
+def code(text: str, *tags: str, hidden: bool = False) -> nbformat.NotebookNode:
+    """A code cell; `tags` are nbval's cell tags ("nbval-ignore-output", "raises-exception") or our own."""
+    cell = nbformat.v4.new_code_cell(_clean(text))
+    if tags:
+        cell.metadata["tags"] = list(tags)
+    if hidden:
+        cell.metadata["jupyter"] = {"source_hidden": True}
+    return cell
+
+
+def volatile(text: str) -> nbformat.NotebookNode:
+    """A cell whose output legitimately varies (timings, plots, widgets): nbval ignores its output.
+
+    Such a cell must assert the numbers it shows, so that it still tests something.
+    """
+    return code(text, "nbval-ignore-output")  # NBVAL_IGNORE_OUTPUT, as a cell tag
+
+
+def raises(text: str) -> nbformat.NotebookNode:
+    """A cell whose point is the error it raises."""
+    return code(text, "raises-exception")  # nbval's NBVAL_RAISES_EXCEPTION; JupyterLab's "Run all" goes on too
+
+
+def solution(text: str) -> list[nbformat.NotebookNode]:
+    """A one-line pointer and the solution cell, collapsed until the student opens it."""
+    pointer = md(
+        "<details><summary><b>Solution</b> (try first!)</summary>\n\n"
+        "The solution is the collapsed code cell just below: click the <code>⋯</code> "
+        "(or the blue bar at its left) to show it, or simply run it.\n</details>"
+    )
+    return [pointer, code(text, "solution", hidden=True)]
+
+
+def notebook(cells: list) -> nbformat.NotebookNode:
+    flat = []
+    for c in cells:
+        flat.extend(c if isinstance(c, list) else [c])
+    nb = nbformat.v4.new_notebook()
+    nb.cells = flat
+    nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
+    for i, cell in enumerate(nb.cells):
+        cell.id = f"cell-{i:02d}"  # stable ids: regenerating a lesson gives a small diff
+    return nb
+
+
+def execute(nb: nbformat.NotebookNode, timeout: int = 120) -> nbformat.NotebookNode:
+    """Run every cell in order in a fresh python3 kernel, from the notebooks folder (as Jupyter and nbval do)."""
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        record_timing=False,
+        resources={"metadata": {"path": str(NOTEBOOKS)}},
+    )
+    client.execute()
+    nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": _language_info(nb)}
+    return nb
+
+
+def _language_info(nb: nbformat.NotebookNode) -> dict:
+    info = dict(nb.metadata.get("language_info", {}))
+    info.pop("version", None)  # the machine's patch version is not part of the lesson
+    return info
+
+
+def write(nb: nbformat.NotebookNode, name: str) -> Path:
+    path = NOTEBOOKS / name
+    nbformat.validate(nb)
+    nbformat.write(nb, str(path))
+    return path

@@ -1,0 +1,1 @@
+"""Checkers for lesson 08."""
