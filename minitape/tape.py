@@ -269,7 +269,8 @@ def _seeds(target: Any, output_gradients: Any) -> list[Tensor]:
     if len(flat) != len(targets):
         raise ValueError(
             f"output_gradients must have the structure of target: {len(targets)} target(s) but "
-            f"{len(flat)} output gradient(s)"
+            f"{len(flat)} output gradient(s). A list is read as one gradient per target: for a single "
+            "target, pass its weights as one tensor, e.g. mt.constant([...])"
         )
     seeds = []
     for t, g in zip(targets, flat):

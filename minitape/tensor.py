@@ -245,7 +245,8 @@ class Tensor(TensorLike):
 
     def __str__(self) -> str:
         text = str(self._value) if self._value.ndim else format_value(self._value)
-        return f"mt.Tensor({text}, shape={self.shape}, dtype={self.dtype.name})"
+        sep = "\n" if self._value.ndim > 1 else ""  # TensorFlow starts a matrix on its own line
+        return f"mt.Tensor({sep}{text}, shape={self.shape}, dtype={self.dtype.name})"
 
 
 from minitape.ops import api as _ops  # noqa: E402 - the operators above need the ops, which need Tensor
