@@ -13,7 +13,7 @@ from minitape import context, registry
 from minitape.dtypes import DType, as_dtype
 from minitape.errors import InvalidArgumentError
 from minitape.operation import Operation, user_line
-from minitape.tensor import Tensor, TensorLike
+from minitape.tensor import Tensor, TensorLike, _next_id
 
 
 def _default_dtype(value: Any) -> DType:
@@ -175,3 +175,4 @@ def note_numpy_conversion(tensor: TensorLike) -> None:
     for tape in context.recording_tapes:
         if tensor._id in tape._watched:
             tape._escapes.append((tensor._id, user_line()))
+            tape._timeline.append(("numpy", _next_id()))  # dates it, for explain()
