@@ -45,7 +45,6 @@ from minitape.ops.math_ops import (  # noqa: F401
     logical_and,
     logical_not,
     logical_or,
-    matmul,
     maximum,
     minimum,
     multiply,
@@ -63,10 +62,14 @@ from minitape.ops.math_ops import (  # noqa: F401
     subtract,
     tan,
     tanh,
+    transpose_last,
     where,
 )
 from minitape.ops.math_ops import (
     broadcast_to as _broadcast_to,
+)
+from minitape.ops.math_ops import (
+    matmul as _matmul,
 )
 from minitape.tensor import Tensor, TensorLike
 
@@ -104,6 +107,15 @@ def argmin(input, axis=None, output_type=None, name=None):
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """Values below the minimum become the minimum, above the maximum the maximum."""
     return minimum(maximum(t, clip_value_min), clip_value_max)
+
+
+def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, name=None):
+    """Matrix product over the last two axes (the leading axes broadcast as batch axes)."""
+    if transpose_a or adjoint_a:
+        a = transpose_last(a)
+    if transpose_b or adjoint_b:
+        b = transpose_last(b)
+    return _matmul(a, b)
 
 
 def broadcast_to(input, shape, name=None):

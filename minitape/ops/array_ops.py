@@ -38,6 +38,11 @@ def transpose(a, perm=None, name=None):
     """Permute the axes; by default reverse them."""
     rank = np.ndim(a._array()) if isinstance(a, TensorLike) else np.ndim(a)
     perm = tuple(reversed(range(rank))) if perm is None else tuple(int(p) for p in _plain(perm))
+    if sorted(p % rank if rank else p for p in perm) != list(range(rank)):
+        raise ValueError(
+            f"transpose: perm {list(perm)} is not a permutation of the {rank} axes of a tensor of shape "
+            f"{list(np.shape(_plain(a)))}; give each axis 0..{rank - 1} exactly once"
+        )
     return transpose_op(a, perm=perm)
 
 
@@ -176,6 +181,12 @@ def stack(values, axis=0, name=None):
     axis = int(_plain(axis))
     if not -rank <= axis < rank:
         raise ValueError(f"stack: axis {axis} is out of range for a result of rank {rank}")
+    shapes = [tuple(np.shape(_plain(v))) for v in values]
+    if len(set(shapes)) > 1:
+        raise ValueError(
+            f"stack needs tensors of one shape, got shapes {', '.join(str(list(s)) for s in shapes)}; "
+            "reshape or pad them to one shape, or join them along an existing axis with mt.concat"
+        )
     return stack_op(*values, axis=axis % rank)
 
 
@@ -234,7 +245,14 @@ tile_op = defop("Tile", lambda a, multiples: np.tile(a, multiples), _tile_rule, 
 
 def tile(input, multiples, name=None):
     """Repeat the whole tensor `multiples[i]` times along axis i."""
-    return tile_op(input, multiples=tuple(int(m) for m in np.asarray(_plain(multiples)).ravel()))
+    multiples = tuple(int(m) for m in np.asarray(_plain(multiples)).ravel())
+    shape = np.shape(_plain(input))
+    if len(multiples) != len(shape):
+        raise ValueError(
+            f"tile: multiples {list(multiples)} must have one entry per axis of the input, whose shape is "
+            f"{list(shape)}; give {len(shape)} multiples"
+        )
+    return tile_op(input, multiples=multiples)
 
 
 # ---- identity-like ops that change what the tape does --------------------------------------------

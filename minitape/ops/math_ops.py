@@ -67,16 +67,33 @@ def _b(op):
 
 BIN = dict(same_dtype=(0, 1))
 
+
+def _broadcasting(np_fn):
+    """`np_fn(a, b)`, with an error that says how broadcasting works when the shapes do not fit."""
+
+    def forward(a, b):
+        try:
+            return np_fn(a, b)
+        except ValueError:
+            raise ValueError(
+                f"shapes {list(a.shape)} and {list(b.shape)} do not broadcast: aligned from the right, each pair of "
+                "dimensions must be equal or one of them 1; reshape, slice or mt.expand_dims one operand to fit"
+            ) from None
+
+    forward.__name__, forward.__doc__ = np_fn.__name__, np_fn.__doc__
+    return forward
+
+
 # fmt: off
 # ---- binary --------------------------------------------------------------------------------------
-add      = defop("AddV2",   np.add,      _binary_rule(lambda op, g: g,       lambda op, g: g),        keep="nothing", **BIN)  # d(a+b) = da + db
-subtract = defop("Sub",     np.subtract, _binary_rule(lambda op, g: g,       lambda op, g: -g),       keep="nothing", **BIN)  # d(a-b) = da - db
-multiply = defop("Mul",     np.multiply, _binary_rule(lambda op, g: g * _b(op), lambda op, g: g * _a(op)), keep="inputs", **BIN)  # d(ab) = b da + a db
-divide   = defop("RealDiv", np.divide,   _binary_rule(lambda op, g: g / _b(op), lambda op, g: -g * _a(op) / square(_b(op))), keep="inputs", **BIN)  # d(a/b) = da/b - a db/b^2
-maximum  = defop("Maximum", np.maximum,  _binary_rule(lambda op, g: g * cast(_a(op) >= _b(op), g.dtype), lambda op, g: g * cast(_a(op) < _b(op), g.dtype)), keep="inputs", **BIN)
-minimum  = defop("Minimum", np.minimum,  _binary_rule(lambda op, g: g * cast(_a(op) <= _b(op), g.dtype), lambda op, g: g * cast(_a(op) > _b(op), g.dtype)), keep="inputs", **BIN)
+add      = defop("AddV2",   _broadcasting(np.add),      _binary_rule(lambda op, g: g,       lambda op, g: g),        keep="nothing", **BIN)  # d(a+b) = da + db
+subtract = defop("Sub",     _broadcasting(np.subtract), _binary_rule(lambda op, g: g,       lambda op, g: -g),       keep="nothing", **BIN)  # d(a-b) = da - db
+multiply = defop("Mul",     _broadcasting(np.multiply), _binary_rule(lambda op, g: g * _b(op), lambda op, g: g * _a(op)), keep="inputs", **BIN)  # d(ab) = b da + a db
+divide   = defop("RealDiv", _broadcasting(np.divide),   _binary_rule(lambda op, g: g / _b(op), lambda op, g: -g * _a(op) / square(_b(op))), keep="inputs", **BIN)  # d(a/b) = da/b - a db/b^2
+maximum  = defop("Maximum", _broadcasting(np.maximum),  _binary_rule(lambda op, g: g * cast(_a(op) >= _b(op), g.dtype), lambda op, g: g * cast(_a(op) < _b(op), g.dtype)), keep="inputs", **BIN)
+minimum  = defop("Minimum", _broadcasting(np.minimum),  _binary_rule(lambda op, g: g * cast(_a(op) <= _b(op), g.dtype), lambda op, g: g * cast(_a(op) > _b(op), g.dtype)), keep="inputs", **BIN)
 # d(a^b) = b a^(b-1) da + a^b log(a) db; log(a) taken as 0 where a <= 0, as TensorFlow does
-pow      = defop("Pow",     np.power,    _binary_rule(lambda op, g: g * _b(op) * _a(op) ** (_b(op) - 1), lambda op, g: g * z(op) * where(_a(op) > 0, log(where(_a(op) > 0, _a(op), 1)), 0)), keep="both", **BIN)
+pow      = defop("Pow",     _broadcasting(np.power),    _binary_rule(lambda op, g: g * _b(op) * _a(op) ** (_b(op) - 1), lambda op, g: g * z(op) * where(_a(op) > 0, log(where(_a(op) > 0, _a(op), 1)), 0)), keep="both", **BIN)
 
 # ---- unary: z = f(x), dx = dy * f'(x) ------------------------------------------------------------
 negative   = defop("Neg",        np.negative,   lambda op, g: -g,                        keep="nothing")  # (-x)' = -1
@@ -159,7 +176,10 @@ def _matmul_forward(a, b):
     if a.ndim < 2 or b.ndim < 2:
         raise ValueError("matmul needs tensors of rank 2 or more; reshape a vector to (1, n) or (n, 1)")
     if a.shape[-1] != b.shape[-2]:
-        raise ValueError(f"inner dimensions differ: {a.shape[-1]} (last of a) != {b.shape[-2]} (second-last of b)")
+        raise ValueError(
+            f"inner dimensions differ: {a.shape[-1]} (last of a) != {b.shape[-2]} (second-last of b); "
+            "a @ b needs a.shape[-1] == b.shape[-2]: transpose one of them (transpose_a=True or transpose_b=True)"
+        )
     return np.matmul(a, b)
 
 
