@@ -33,19 +33,17 @@ def backward(records: list, seeds: dict[int, Tensor], source_ids: set[int]) -> d
     reached, relevant = reachable_from(records, source_ids)
     grads: dict[int, Tensor] = dict(seeds)
     for op in reversed(relevant):
-        upstream = [grads.get(i) for i in op.output_ids]
-        if all(g is None for g in upstream):
+        # an output's gradient is complete here (its consumers all came later on the tape): take it out of
+        # `grads`, which frees it as soon as the rule has used it; a source's gradient stays, it is the answer
+        upstream = [grads.get(i) if i in source_ids else grads.pop(i, None) for i in op.output_ids]
+        missing = [k for k, g in enumerate(upstream) if g is None]
+        if len(missing) == len(upstream):
             continue
-        for i in op.output_ids:
-            if i not in source_ids:
-                grads.pop(i, None)  # fully accumulated: every consumer came later on the tape
         rule = op.grad_fn or registry.lookup(op.type)
         if rule is None:  # registered with no_gradient
             continue
-        upstream = [
-            g if g is not None else Tensor(np.zeros(shape, dtype.as_numpy_dtype))
-            for g, shape, dtype in zip(upstream, op.output_shapes, op.output_dtypes)
-        ]
+        for k in missing:  # an output nobody used: its gradient is zero
+            upstream[k] = Tensor(np.zeros(op.output_shapes[k], op.output_dtypes[k].as_numpy_dtype))
         op.needs = [i in reached for i in op.input_ids]
         outer, context.backward_of = context.backward_of, op
         try:
@@ -70,8 +68,9 @@ def _as_list(op, input_grads) -> list:
     out = []
     for k, (g, shape) in enumerate(zip(input_grads, op.input_shapes)):
         if g is not None:
-            g = convert_to_tensor(g, dtype_hint=op.input_dtypes[k])
-            if tuple(g.shape) != tuple(shape):
+            if not isinstance(g, Tensor):  # a rule may return a number, an array or a variable
+                g = convert_to_tensor(g, dtype_hint=op.input_dtypes[k])
+            if g._value.shape != tuple(shape):
                 raise ValueError(
                     f"the gradient function of {op.type} returned a gradient of shape {tuple(g.shape)} "
                     f"for input {k}, which has shape {tuple(shape)}"

@@ -62,9 +62,13 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
     return constant(value, dtype=dtype)
 
 
+def _joined(op: registry.OpDef, n_args: int) -> tuple | range:
+    """The input positions that must share one dtype."""
+    return range(n_args) if op.same_dtype == "all" else op.same_dtype or ()
+
+
 def _convert_inputs(op: registry.OpDef, args: tuple) -> list[Tensor]:
-    joined = range(len(args)) if op.same_dtype == "all" else op.same_dtype or ()
-    hint = next((a.dtype for i, a in enumerate(args) if i in joined and isinstance(a, TensorLike)), None)
+    joined = _joined(op, len(args))
     inputs = []
     for i, arg in enumerate(args):
         if isinstance(arg, Tensor):
@@ -72,19 +76,37 @@ def _convert_inputs(op: registry.OpDef, args: tuple) -> list[Tensor]:
         elif isinstance(arg, TensorLike):
             inputs.append(arg._read())
         else:
-            try:
-                inputs.append(convert_to_tensor(arg, dtype_hint=hint if i in joined else None))
-            except (TypeError, ValueError) as err:
-                raise TypeError(f"{op.name}: input {i}: {err}") from None
-    if joined:
-        dtypes = {inputs[i].dtype for i in joined if i < len(inputs)}
-        if len(dtypes) > 1:
-            names = " and ".join(sorted(d.name for d in dtypes))
-            raise InvalidArgumentError(
-                f"{op.name} cannot combine tensors of dtypes {names}; "
-                f"convert one first, e.g. mt.cast(x, mt.{max(d.name for d in dtypes)})"
-            )
+            inputs.append(_convert_arg(op, i, arg, args, joined))
+    if len(joined) > 1:
+        _check_same_dtype(op, inputs, joined)
     return inputs
+
+
+def _convert_arg(op: registry.OpDef, i: int, arg: Any, args: tuple, joined: tuple | range) -> Tensor:
+    """A non-tensor argument as a constant; a Python number joined to a tensor takes that tensor's dtype."""
+    hint = next((a.dtype for j, a in enumerate(args) if j in joined and isinstance(a, TensorLike)), None)
+    hint = hint if i in joined else None
+    # fast path for `x * 0.5`: a Python number next to a floating tensor (the most common constant by far)
+    try:
+        if hint is not None and hint.is_floating and type(arg) in (float, int):
+            return Tensor(np.array(arg, hint.as_numpy_dtype))
+        return convert_to_tensor(arg, dtype_hint=hint)
+    except (TypeError, ValueError, OverflowError) as err:
+        raise TypeError(f"{op.name}: input {i}: {err}") from None
+
+
+def _check_same_dtype(op: registry.OpDef, inputs: list[Tensor], joined: tuple | range) -> None:
+    # comparing the numpy dtypes is cheap and nearly always settles it; only a mismatch asks for DTypes
+    arrays = [inputs[i]._value for i in joined if i < len(inputs)]
+    if all(a.dtype is arrays[0].dtype for a in arrays):
+        return
+    dtypes = {inputs[i].dtype for i in joined if i < len(inputs)}
+    if len(dtypes) > 1:
+        names = " and ".join(sorted(d.name for d in dtypes))
+        raise InvalidArgumentError(
+            f"{op.name} cannot combine tensors of dtypes {names}; "
+            f"convert one first, e.g. mt.cast(x, mt.{max(d.name for d in dtypes)})"
+        )
 
 
 def _describe(op: registry.OpDef, inputs: list[Tensor], attrs: dict) -> str:
@@ -103,18 +125,23 @@ def apply(op: registry.OpDef, args: tuple, attrs: dict) -> Any:
         raise InvalidArgumentError(f"{_describe(op, inputs, attrs)}: {err}") from None
     except (ValueError, TypeError, IndexError) as err:
         raise InvalidArgumentError(f"{_describe(op, inputs, attrs)} failed: {err}") from None
-    arrays = result if op.n_outputs > 1 else (result,)
-    if op.dtype_from is not None:
-        want = inputs[op.dtype_from]._value.dtype
-        arrays = [np.asarray(a, dtype=want) for a in arrays]
+    want = inputs[op.dtype_from]._value.dtype if op.dtype_from is not None else None
+    if op.n_outputs == 1:
+        outputs = [Tensor(_as_array(result, want))]
     else:
-        arrays = [np.asarray(a) for a in arrays]
-    outputs = [Tensor(a) for a in arrays]
+        outputs = [Tensor(_as_array(a, want)) for a in result]
     if context.check_numerics:
         check_finite(op.name, inputs, outputs)
     if context.recording_tapes or context.accumulators:
         record(op.name, inputs, outputs, attrs, op.keep)
     return outputs if op.n_outputs > 1 else outputs[0]
+
+
+def _as_array(value: Any, dtype: np.dtype | None) -> np.ndarray:
+    """A forward result as an ndarray of `dtype`: numpy returns scalars from reductions and may widen dtypes."""
+    if type(value) is np.ndarray and (dtype is None or value.dtype is dtype):
+        return value  # the usual case, with no call into numpy
+    return np.asarray(value, dtype=dtype)
 
 
 def record(

@@ -75,21 +75,23 @@ class Operation:
     ) -> None:
         self.type = op_type
         self.attrs = attrs
-        self.input_ids = [t._id for t in inputs]
-        self.output_ids = [t._id for t in outputs]
-        self.input_shapes = [t._array().shape for t in inputs]
-        self.input_dtypes = [t.dtype for t in inputs]
-        self.output_shapes = [t._value.shape for t in outputs]
-        self.output_dtypes = [t.dtype for t in outputs]
+        # tuples rather than lists: a long tape holds many records, and Python's garbage collector
+        # stops scanning a tuple of plain numbers, while it rescans every list on each full collection
+        self.input_ids = tuple([t._id for t in inputs])
+        self.output_ids = tuple([t._id for t in outputs])
+        self.input_shapes = tuple([t._array().shape for t in inputs])
+        self.input_dtypes = tuple([t.dtype for t in inputs])
+        self.output_shapes = tuple([t._value.shape for t in outputs])
+        self.output_dtypes = tuple([t.dtype for t in outputs])
         self._inputs = inputs if keep in ("inputs", "both") else None
         self._outputs = outputs if keep in ("outputs", "both") else None
         # weak references let a viewer show values that are still alive without keeping them alive
-        self.input_refs = [weakref.ref(t) for t in inputs]
-        self.output_refs = [weakref.ref(t) for t in outputs]
+        self.input_refs = tuple([weakref.ref(t) for t in inputs])
+        self.output_refs = tuple([weakref.ref(t) for t in outputs])
         self.where = where
         self.scope = "/".join(context.name_scopes)  # e.g. "my_model/dense_1": the visualizer groups by it
         self.grad_fn = grad_fn  # a custom_gradient's own rule; None means: look up `type` in the registry
-        self.needs = [True] * len(inputs)
+        self.needs = (True,) * len(inputs)
         # set when recorded while another tape differentiates an op: a viewer draws "gradient of Mul" apart
         self.backward_of = context.backward_of.type if context.backward_of is not None else None
 
