@@ -1,0 +1,63 @@
+"""Activation functions by name, as `tf.keras.activations`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from minitape.ops import nn_ops
+from minitape.ops.api import sigmoid as _sigmoid
+from minitape.ops.api import tanh as _tanh
+
+
+def relu(x: Any) -> Any:
+    return nn_ops.relu(x)
+
+
+def sigmoid(x: Any) -> Any:
+    return _sigmoid(x)
+
+
+def tanh(x: Any) -> Any:
+    return _tanh(x)
+
+
+def softmax(x: Any, axis: int = -1) -> Any:
+    return nn_ops.softmax(x, axis=axis)
+
+
+def softplus(x: Any) -> Any:
+    return nn_ops.softplus(x)
+
+
+def linear(x: Any) -> Any:
+    """The identity: what a layer with activation=None applies."""
+    return x
+
+
+_BY_NAME: dict[str, Callable] = {
+    "relu": relu,
+    "sigmoid": sigmoid,
+    "tanh": tanh,
+    "softmax": softmax,
+    "softplus": softplus,
+    "linear": linear,
+}
+
+
+def get(identifier: str | Callable | None) -> Callable:
+    """The activation function for a name, a callable (returned as is), or None (linear)."""
+    if identifier is None:
+        return linear
+    if callable(identifier):
+        return identifier
+    if isinstance(identifier, str) and identifier in _BY_NAME:
+        return _BY_NAME[identifier]
+    raise ValueError(f"Unknown activation function: {identifier!r}. Use one of {sorted(_BY_NAME)}, or a callable.")
+
+
+def serialize(fn: Callable) -> str:
+    return getattr(fn, "__name__", repr(fn))
+
+
+__all__ = ["get", "linear", "relu", "sigmoid", "softmax", "softplus", "tanh"]

@@ -1,0 +1,232 @@
+"""`Layer`: the building block. Weights are made lazily by `build` on the first call, then `call` runs.
+
+Each call runs inside `mt.name_scope(layer.name)`, so tape records carry the layer's
+name ("my_model/dense_1") and a visualizer can group them by layer. Layers and
+variables assigned as attributes (also inside lists and dicts) are tracked: that is
+how `model.trainable_variables` finds every weight without being told.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from minitape import name_scope
+from minitape.dtypes import as_dtype
+from minitape.execute import convert_to_tensor
+from minitape.keras import backend, initializers
+from minitape.ops.math_ops import cast
+from minitape.tensor import Tensor, TensorLike
+from minitape.variables import Variable
+
+
+class Layer:
+    """Subclass and define `build(input_shape)` (make weights with `add_weight`) and `call(inputs)`."""
+
+    def __init__(
+        self, trainable: bool = True, name: str | None = None, dtype: Any = None, input_shape: Any = None, **kwargs: Any
+    ) -> None:
+        if kwargs:
+            raise TypeError(f"{type(self).__name__}: unexpected keyword argument(s) {sorted(kwargs)}")
+        self._name = name or backend.unique_name(backend.snake_case(type(self).__name__))
+        self.trainable = trainable
+        self._dtype = as_dtype(dtype).name if dtype is not None else None
+        self._own_weights: list[Variable] = []
+        self.built = False
+        self._input_shape_arg = None if input_shape is None else (None, *tuple(input_shape))
+        self._output_shape: tuple | None = None  # of the last call, batch axis as None: for summary()
+
+    # ---- identity and dtype ------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dtype(self) -> str:
+        """The dtype of the weights and of the computation: `dtype=` if given, else `backend.floatx()`."""
+        return self._dtype or backend.floatx()
+
+    @property
+    def output_shape(self) -> tuple:
+        if self._output_shape is None:
+            raise AttributeError(f'The layer "{self.name}" has never been called and thus has no defined output shape.')
+        return self._output_shape
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+    # ---- weights -----------------------------------------------------------------------------------
+    def add_weight(
+        self,
+        name: str,
+        shape: Any = (),
+        dtype: Any = None,
+        initializer: Any = "glorot_uniform",
+        trainable: bool = True,
+    ) -> Variable:
+        """A new Variable named '<layer>/<name>' (e.g. 'dense/kernel'), initialised by `initializer`."""
+        value = initializers.get(initializer)(tuple(shape), as_dtype(dtype or self.dtype))
+        variable = Variable(value, trainable=trainable, name=f"{self.name}/{name}", dtype=dtype or self.dtype)
+        self._own_weights.append(variable)
+        return variable
+
+    def _tracked(self) -> Iterator[Any]:
+        """Layers and Variables among the attributes, in assignment order, looking inside lists, tuples and dicts."""
+        stack = list(reversed(list(vars(self).values())))
+        while stack:
+            value = stack.pop()
+            if isinstance(value, (Layer, Variable)):
+                yield value
+            elif isinstance(value, (list, tuple)):
+                stack.extend(reversed(value))
+            elif isinstance(value, dict):
+                stack.extend(reversed(list(value.values())))
+
+    def _variables(self, want_trainable: bool | None) -> list[Variable]:
+        found: list[Variable] = []
+        seen: set = set()
+        self._collect(found, seen, set(), want_trainable, True)
+        return found
+
+    def _collect(self, found: list, seen: set, visited: set, want: bool | None, parent_trainable: bool) -> None:
+        visited.add(id(self))  # identity only guards against cycles; it never decides an order
+        trainable = parent_trainable and self.trainable
+        for item in self._tracked():
+            if isinstance(item, Layer):
+                if id(item) not in visited:
+                    item._collect(found, seen, visited, want, trainable)
+            elif item.ref() not in seen:
+                is_trainable = trainable and item.trainable
+                if want is None or want == is_trainable:
+                    seen.add(item.ref())
+                    found.append(item)
+
+    @property
+    def variables(self) -> list[Variable]:
+        """Every variable of this layer and its sublayers: trainable first, as Keras orders `weights`."""
+        return self.trainable_variables + self.non_trainable_variables
+
+    @property
+    def trainable_variables(self) -> list[Variable]:
+        """The variables `fit` and your train_step update: those of trainable layers, created trainable."""
+        return self._variables(True)
+
+    @property
+    def non_trainable_variables(self) -> list[Variable]:
+        return self._variables(False)
+
+    weights = variables
+    trainable_weights = trainable_variables
+    non_trainable_weights = non_trainable_variables
+
+    def get_weights(self) -> list[np.ndarray]:
+        return [v.numpy() for v in self.variables]
+
+    def set_weights(self, weights: list) -> None:
+        variables = self.variables
+        if len(weights) != len(variables):
+            raise ValueError(f'layer "{self.name}" has {len(variables)} weights, but {len(weights)} were given')
+        for v, w in zip(variables, weights):
+            v.assign(np.asarray(w))
+
+    def count_params(self) -> int:
+        return int(sum(np.prod(v.shape, dtype=np.int64) for v in self.variables))
+
+    @property
+    def layers(self) -> list[Layer]:
+        """The sublayers assigned as attributes (directly or in lists and dicts)."""
+        out: list[Layer] = []
+        for item in self._tracked():
+            if isinstance(item, Layer) and all(item is not o for o in out):
+                out.append(item)
+        return out
+
+    # ---- calling -----------------------------------------------------------------------------------
+    def build(self, input_shape: tuple) -> None:
+        """Create the weights, now that the input shape is known. The default makes none."""
+        self.built = True
+
+    def _build_from_call(self, input_shape: Any) -> None:
+        self.build(input_shape)
+
+    def call(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        return inputs
+
+    def check_input(self, shape: tuple) -> None:
+        """Raise a clear ValueError if this layer cannot take an input of `shape`. Override per layer."""
+
+    def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        if "_name" not in vars(self):
+            raise RuntimeError(
+                f"{type(self).__name__}.__init__ must call super().__init__() before the layer is used "
+                "(that is where the layer gets its name and its weight tracking)"
+            )
+        inputs = self._convert(inputs)
+        training = kwargs.pop("training", None)
+        if training is None:
+            training = backend.current_training()
+        if _takes(self.call, "training"):
+            kwargs["training"] = bool(training)
+        with name_scope(self.name):
+            if isinstance(inputs, TensorLike):
+                self.check_input(tuple(inputs.shape))
+            if not self.built:
+                self._build_from_call(_shape_of(inputs))
+                self.built = True
+            with backend.training_scope(bool(training)):
+                outputs = self.call(inputs, *args, **kwargs)
+        if isinstance(outputs, TensorLike):
+            self._output_shape = (None, *tuple(outputs.shape)[1:])
+        return outputs
+
+    def _convert(self, inputs: Any) -> Any:
+        """Arrays and numbers become tensors; floating inputs are cast to the layer's dtype (Keras' autocast)."""
+        if isinstance(inputs, (list, tuple)):
+            return type(inputs)(self._convert(x) for x in inputs)
+        if isinstance(inputs, dict):
+            return {k: self._convert(v) for k, v in inputs.items()}
+        if isinstance(inputs, TensorLike):
+            if inputs.dtype.name != self.dtype and not inputs.dtype.is_bool:
+                return cast(inputs, self.dtype)
+            return inputs
+        array = np.asarray(inputs)
+        if array.dtype.kind in "fiub":
+            return Tensor(array.astype(np.dtype(self.dtype), copy=False))
+        return convert_to_tensor(inputs)
+
+    def compute_output_shape(self, input_shape: tuple) -> tuple:
+        raise NotImplementedError(f"{type(self).__name__} does not compute output shapes without a call")
+
+
+def _shape_of(inputs: Any) -> Any:
+    if isinstance(inputs, TensorLike):
+        return tuple(inputs.shape)
+    if isinstance(inputs, (list, tuple)):
+        return [_shape_of(x) for x in inputs]
+    if isinstance(inputs, dict):
+        return {k: _shape_of(v) for k, v in inputs.items()}
+    return None
+
+
+_TAKES: dict = {}
+
+
+def _takes(method: Any, argument: str) -> bool:
+    """Does `method` accept `argument` (or **kwargs)? Cached per function: inspect is slow."""
+    fn = getattr(method, "__func__", method)
+    if fn not in _TAKES:
+        params = inspect.signature(fn).parameters.values()
+        _TAKES[fn] = any(p.name == argument or p.kind is p.VAR_KEYWORD for p in params)
+    return _TAKES[fn]
+
+
+def incompatible(layer: Layer, shape: tuple, expected: str, fix: str = "") -> ValueError:
+    """The error for an input a layer cannot take: names the layer, what it expected, and the shape it got."""
+    message = (
+        f'Input 0 of layer "{layer.name}" ({type(layer).__name__}) is incompatible with the layer: expected '
+        f"{expected}, but received an input of shape {tuple(shape)}."
+    )
+    return ValueError(message + (f" {fix}" if fix else ""))

@@ -1,0 +1,45 @@
+"""The text table of `model.summary()`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+def _params(variables: list) -> int:
+    return int(sum(np.prod(v.shape, dtype=np.int64) for v in variables))
+
+
+def _cell(text: str, width: int) -> str:
+    text = f" {text}"
+    return text[: width - 1] + " " if len(text) >= width else text.ljust(width)
+
+
+def model_summary(model: Any, line_length: int = 65) -> str:
+    """Layer (type) | Output Shape | Param #, then the totals; shapes show the batch axis as None."""
+    if not model.built and not model.variables:
+        raise ValueError(
+            f'The model "{model.name}" has not yet been built: its layers make their weights on the first call. '
+            "Call it on a batch of data first, or call model.build(input_shape), "
+            "or start a Sequential with keras.Input(shape=...)."
+        )
+    widths = [int(line_length * 0.45), int(line_length * 0.40)]
+    widths.append(line_length - sum(widths))
+    lines = [f'Model: "{model.name}"', "_" * line_length]
+    lines.append("".join(_cell(t, w) for t, w in zip(("Layer (type)", "Output Shape", "Param #"), widths)))
+    lines.append("=" * line_length)
+    for layer in model.layers:
+        shape = str(layer._output_shape).replace(",)", ")") if layer._output_shape is not None else "?"
+        row = (f"{layer.name} ({type(layer).__name__})", shape, str(layer.count_params()))
+        lines.append("".join(_cell(t, w) for t, w in zip(row, widths)))
+    lines.append("=" * line_length)
+    trainable = _params(model.trainable_variables)
+    frozen = _params(model.non_trainable_variables)
+    lines += [
+        f"Total params: {trainable + frozen:,}",
+        f"Trainable params: {trainable:,}",
+        f"Non-trainable params: {frozen:,}",
+        "_" * line_length,
+    ]
+    return "\n".join(lines)
