@@ -78,3 +78,12 @@ import builtins as _builtins  # noqa: E402
 builtins_bool = _builtins.bool
 
 from minitape import test_util  # noqa: E402,F401 - uses the namespace above
+
+
+def __getattr__(name: str) -> Any:
+    """`mt.keras` loads on first use, so `import minitape` stays light."""
+    if name == "keras":
+        import importlib
+
+        return importlib.import_module("minitape.keras")
+    raise AttributeError(f"module 'minitape' has no attribute {name!r}")
