@@ -1,0 +1,581 @@
+"""The step model: a tape's records as nodes, edges and the ordered forward and backward events.
+
+Pure Python and numpy, so tests check every number without a browser. The forward
+values come from the tensors the tape kept (or that are still alive), and the gaps
+are filled by replaying each record's numpy forward. The backward events call each
+op's own gradient rule, in reverse tape order, exactly as `tape.gradient` does,
+so the sums shown at fan-out nodes are the gradients the engine returns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from minitape import context, nest, registry
+from minitape.backprop import _as_list, reachable_from
+from minitape.ops.math_ops import add
+from minitape.tensor import Tensor, TensorLike
+from minitape.variables import Variable
+
+# How each common op differentiates, in words: shown next to the numbers of a backward step.
+LOCAL_RULES: dict[str, tuple[str, ...]] = {
+    "AddV2": ("∂(a+b)/∂a = 1", "∂(a+b)/∂b = 1"),
+    "Sub": ("∂(a−b)/∂a = 1", "∂(a−b)/∂b = −1"),
+    "Mul": ("∂(a·b)/∂a = b", "∂(a·b)/∂b = a"),
+    "RealDiv": ("∂(a/b)/∂a = 1/b", "∂(a/b)/∂b = −a/b²"),
+    "Pow": ("∂(aᵇ)/∂a = b·aᵇ⁻¹", "∂(aᵇ)/∂b = aᵇ·ln a"),
+    "Neg": ("∂(−x)/∂x = −1",),
+    "Exp": ("∂eˣ/∂x = eˣ",),
+    "Log": ("∂ln x/∂x = 1/x",),
+    "Sin": ("∂sin x/∂x = cos x",),
+    "Cos": ("∂cos x/∂x = −sin x",),
+    "Tanh": ("∂tanh x/∂x = 1 − tanh²x",),
+    "Sigmoid": ("∂σ(x)/∂x = σ(x)(1 − σ(x))",),
+    "Relu": ("∂relu(x)/∂x = 1 where x > 0, else 0",),
+    "Square": ("∂x²/∂x = 2x",),
+    "Sqrt": ("∂√x/∂x = 1/(2√x)",),
+    "Sum": ("∂sum(x)/∂x = 1 for every element",),
+    "Mean": ("∂mean(x)/∂x = 1/n for every element",),
+    "MatMul": ("∂(A@B)/∂A = upstream @ Bᵀ", "∂(A@B)/∂B = Aᵀ @ upstream"),
+    "Identity": ("∂x/∂x = 1",),
+}
+
+
+@dataclass
+class Node:
+    """One box in the graph: a leaf (variable, watched or unwatched constant) or one recorded op."""
+
+    id: str  # stable: "var0", "in1", "op7" (record index in tape order)
+    kind: str  # "variable" | "watched" | "constant" | "op" | "gradop" (recorded by a backward pass)
+    label: str  # a variable's name, or the op type
+    shape: tuple = ()
+    dtype: str = ""
+    scope: str = ""
+    record: int | None = None  # index in the tape's records
+    backward_of: str | None = None
+    where: str = ""
+    value: np.ndarray | None = None  # forward value (first output for ops); None when not kept and not replayable
+    values: list = field(default_factory=list)  # every output, for multi-output ops
+    value_note: str = ""
+    is_target: bool = False
+    is_source: bool = False
+
+
+@dataclass
+class Edge:
+    """A tensor flowing from the node that produced it into input `slot` of an op."""
+
+    id: str  # "e0", "e1", ... in tape order
+    src: str
+    dst: str
+    slot: int
+    tensor: int  # the engine's tensor id: stable within one tape
+
+
+@dataclass
+class Contribution:
+    """What one backward step sends along one edge."""
+
+    edge: str
+    to: str  # the node receiving it
+    grad: np.ndarray | None  # None: no gradient flows here (see `reason`)
+    reason: str = ""
+    local: str = ""  # the local derivative in words (and as a number for scalars)
+    total: np.ndarray | None = None  # the running sum at `to` after adding this contribution
+    terms: list = field(default_factory=list)  # every contribution summed at `to` so far
+
+
+@dataclass
+class Event:
+    """One step of the animation: a forward op, the seed, a backward op, or the final result."""
+
+    kind: str  # "start" | "forward" | "seed" | "backward" | "result"
+    node: str | None = None
+    edges: list = field(default_factory=list)
+    upstream: list = field(default_factory=list)  # backward: the gradient arriving at each output
+    contributions: list = field(default_factory=list)
+    value: np.ndarray | None = None  # forward: the value produced
+    nonfinite: bool = False  # the first NaN/inf of its pass appears here
+    text: list = field(default_factory=list)  # the side panel, line by line
+
+
+@dataclass
+class StepModel:
+    nodes: list
+    edges: list
+    events: list
+    target: list  # node ids
+    sources: list  # node ids, in the order given
+    gradients: dict  # source node id -> np.ndarray or None
+    reasons: dict  # source node id -> why its gradient is None
+
+    def node(self, node_id: str) -> Node:
+        return next(n for n in self.nodes if n.id == node_id)
+
+    def contributions_to(self, node_id: str) -> list:
+        """Every backward contribution that reached `node_id`, in the order they were summed."""
+        return [c for e in self.events if e.kind == "backward" for c in e.contributions if c.to == node_id]
+
+
+def fmt(value: np.ndarray | None, limit: int = 4) -> str:
+    """A short, stable text for a value: the numbers for small tensors, a summary for large ones."""
+    if value is None:
+        return "None"
+    a = np.asarray(value)
+    if a.size <= limit:
+        if a.ndim == 0:
+            return _num(a[()])
+        return np.array2string(a, precision=4, separator=", ", formatter={"all": _num})
+    if a.dtype.kind in "fc" and a.size:
+        finite = a[np.isfinite(a)]
+        span = f" in [{_num(finite.min())}, {_num(finite.max())}]" if finite.size else ""
+        bad = " has NaN/inf" if finite.size < a.size else ""
+        return f"{a.dtype.name}{list(a.shape)}{span}{bad}"
+    return f"{a.dtype.name}{list(a.shape)}"
+
+
+def _num(x: Any) -> str:
+    if isinstance(x, (bool, np.bool_)):
+        return str(bool(x))
+    if isinstance(x, (int, np.integer)):
+        return str(int(x))
+    x = float(x)
+    if np.isnan(x):
+        return "nan"
+    if np.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return f"{x:.4g}"
+
+
+def _finite(a: np.ndarray | None) -> bool:
+    return a is None or np.asarray(a).dtype.kind not in "fc" or bool(np.all(np.isfinite(a)))
+
+
+class _Builder:
+    def __init__(self, tape: Any, target: Any, sources: Any) -> None:
+        self.tape = tape
+        self.records = list(tape._records)
+        self.targets = nest.flatten(target)
+        for t in self.targets:
+            if not isinstance(t, TensorLike):
+                raise TypeError(f"TapeView: target must be a tensor or variable, not {type(t).__name__}")
+        self.nodes: list[Node] = []
+        self.by_id: dict[str, Node] = {}
+        self.producer: dict[int, tuple[str, int]] = {}  # tensor id -> (node id, output index)
+        self.consumers: dict[str, int] = {}
+        self.edges: list[Edge] = []
+        self.known: dict[int, np.ndarray] = {}
+        self.notes: dict[int, str] = {}
+        self.variables: dict[int, Variable] = dict(tape._variables)
+        self.source_dtypes: dict[int, Any] = {}
+        self._collect_values()
+        self._build_graph()
+        self.sources = self._sources(sources)
+
+    # ---- values ----------------------------------------------------------------------------------
+    def _collect_values(self) -> None:
+        """Every value the tape kept or that is still alive; then replay the records to fill the gaps."""
+        for op in self.records:
+            for ids, kept, refs in (
+                (op.input_ids, op._inputs, op.input_refs),
+                (op.output_ids, op._outputs, op.output_refs),
+            ):
+                for k, i in enumerate(ids):
+                    t = kept[k] if kept is not None else refs[k]()
+                    if isinstance(t, Variable):
+                        self.variables.setdefault(i, t)
+                    elif t is not None and i not in self.known:
+                        self.known[i] = t._array()
+        for op in self.records:
+            if all(i in self.known for i in op.output_ids):
+                continue
+            if op.type == "ReadVariableOp" and op.input_ids[0] in self.variables:
+                self.known[op.output_ids[0]] = self.variables[op.input_ids[0]]._array()
+                self.notes[op.output_ids[0]] = "the variable's current value (the read itself was not kept)"
+                continue
+            opdef = registry.OPS.get(op.type)
+            if opdef is None or op.grad_fn is not None or not all(i in self.known for i in op.input_ids):
+                for i in op.output_ids:
+                    self.notes.setdefault(i, "not kept by the tape, and no longer alive")
+                continue
+            with np.errstate(all="ignore"):
+                result = opdef.forward(*[self.known[i] for i in op.input_ids], **op.attrs)
+            arrays = result if opdef.n_outputs > 1 else (result,)
+            for i, a, dt in zip(op.output_ids, arrays, op.output_dtypes):
+                self.known.setdefault(i, np.asarray(a, dtype=dt.as_numpy_dtype))
+
+    # ---- graph -----------------------------------------------------------------------------------
+    def _add(self, node: Node) -> Node:
+        self.nodes.append(node)
+        self.by_id[node.id] = node
+        return node
+
+    def _leaf(self, tensor_id: int, op: Any, slot: int) -> str:
+        if tensor_id in self.producer:
+            return self.producer[tensor_id][0]
+        value = self.known.get(tensor_id)
+        if tensor_id in self.variables:
+            var = self.variables[tensor_id]
+            node = Node(f"var{sum(n.kind == 'variable' for n in self.nodes)}", "variable", var.name)
+        else:
+            kind = "watched" if tensor_id in self.tape._watched else "constant"
+            node = Node(f"in{sum(n.kind in ('watched', 'constant') for n in self.nodes)}", kind, kind)
+        node.shape = tuple(op.input_shapes[slot])
+        node.dtype = op.input_dtypes[slot].name
+        node.value, node.values = value, [value]
+        node.value_note = self.notes.get(tensor_id, "" if value is not None else "not kept by the tape")
+        node.scope = op.scope
+        self._add(node)
+        self.producer[tensor_id] = (node.id, 0)
+        return node.id
+
+    def _build_graph(self) -> None:
+        for index, op in enumerate(self.records):
+            if op.type == "ReadVariableOp":  # fold the read into its variable: the sums then show at the variable
+                var_node = self._leaf(op.input_ids[0], op, 0)
+                node = self.by_id[var_node]
+                read_value = self.known.get(op.output_ids[0])
+                if node.value is None or node.value_note:
+                    node.value, node.values = read_value, [read_value]
+                    node.value_note = self.notes.get(op.output_ids[0], "")
+                if op.scope != node.scope:  # read from several scopes: keep the variable outside them
+                    node.scope = _common_scope(node.scope, op.scope)
+                self.producer[op.output_ids[0]] = (var_node, 0)
+                continue
+            srcs = [self._leaf(i, op, k) for k, i in enumerate(op.input_ids)]
+            values = [self.known.get(i) for i in op.output_ids]
+            backward_of = getattr(op, "backward_of", None)
+            if backward_of is None and op.type == "AddV2" and all(self.by_id[s].kind == "gradop" for s in srcs):
+                backward_of = "sum"  # the backward pass adds the gradients meeting at one tensor
+            node = Node(
+                f"op{index}",
+                "gradop" if backward_of else "op",
+                op.type,
+                shape=tuple(op.output_shapes[0]) if op.output_shapes else (),
+                dtype=op.output_dtypes[0].name if op.output_dtypes else "",
+                scope=op.scope,
+                record=index,
+                backward_of=backward_of,
+                where=f"{op.where[0]}:{op.where[1]}" if op.where else "",
+                value=values[0] if values else None,
+                values=values,
+                value_note=self.notes.get(op.output_ids[0], "") if op.output_ids else "no outputs",
+            )
+            self._add(node)
+            for k, (src, tensor_id) in enumerate(zip(srcs, op.input_ids)):
+                self.edges.append(Edge(f"e{len(self.edges)}", src, node.id, k, tensor_id))
+                self.consumers[src] = self.consumers.get(src, 0) + 1
+            for k, i in enumerate(op.output_ids):
+                self.producer[i] = (node.id, k)
+        for t in self.targets:
+            if t._id not in self.producer:
+                raise ValueError(
+                    "TapeView: the target was not recorded on this tape, so no gradient reaches it (tape.gradient "
+                    "gives None for every source). Compute it inside the tape's `with` block from watched tensors "
+                    "or trainable variables; a path through stop_gradient or an integer cast is not followed."
+                )
+            self.by_id[self.producer[t._id][0]].is_target = True
+
+    def _sources(self, sources: Any) -> list:
+        if sources is None:
+            ids = [i for i, (n, _) in self.producer.items() if self.by_id[n].kind in ("variable", "watched")]
+            return [(i, self.producer[i][0]) for i in dict.fromkeys(ids) if not self._is_read(i)]
+        out = []
+        for s in nest.flatten(sources):
+            if not isinstance(s, TensorLike):
+                raise TypeError(f"TapeView: sources must be tensors or variables, not {type(s).__name__}")
+            self.source_dtypes[s._id] = s.dtype
+            out.append((s._id, self.producer[s._id][0] if s._id in self.producer else None))
+        return out
+
+    def _is_read(self, tensor_id: int) -> bool:
+        node_id = self.producer[tensor_id][0]
+        return self.by_id[node_id].kind == "variable" and tensor_id not in self.variables
+
+    # ---- events ----------------------------------------------------------------------------------
+    def events(self) -> tuple[list, dict, dict]:
+        events = [self._start_event()]
+        nan_seen = False
+        for index, op in enumerate(self.records):
+            if op.type == "ReadVariableOp":
+                continue
+            node = self.by_id[f"op{index}"]
+            produced = [v for v in node.values if v is not None]
+            first_nan = not nan_seen and not all(_finite(v) for v in produced)
+            nan_seen = nan_seen or first_nan
+            events.append(
+                Event(
+                    "forward",
+                    node.id,
+                    edges=[e.id for e in self.edges if e.dst == node.id],
+                    value=node.value,
+                    nonfinite=first_nan,
+                    text=self._forward_text(op, node, first_nan),
+                )
+            )
+        backward, grads, reasons = self._backward()
+        return events + backward, grads, reasons
+
+    def _start_event(self) -> Event:
+        leaves = [n for n in self.nodes if n.kind in ("variable", "watched", "constant")]
+        text = [f"The tape recorded {sum(n.record is not None for n in self.nodes)} ops. The inputs:"]
+        for n in leaves:
+            what = {"variable": "variable", "watched": "watched tensor", "constant": "constant (not watched)"}[n.kind]
+            text.append(f"{n.label if n.kind == 'variable' else n.id}: {what} = {fmt(n.value)}")
+        return Event("start", text=text)
+
+    def _forward_text(self, op: Any, node: Node, first_nan: bool) -> list:
+        ins = [self.by_id[e.src] for e in self.edges if e.dst == node.id]
+        text = [f"Forward, record {node.record}: {op.type}" + (f" in {op.scope}" if op.scope else "")]
+        if node.backward_of:
+            what = "summing gradients that meet at one tensor" if node.backward_of == "sum" else node.backward_of
+            text.append(f"Recorded by a backward pass ({what}): part of the gradient's own graph.")
+        for k, src in enumerate(ins):
+            text.append(f"input {k}: {_name(src)} = {fmt(src.value)}")
+        text.append(f"output {list(node.shape)} {node.dtype} = {fmt(node.value)}")
+        if node.value is None:
+            text.append(f"(value unknown: {node.value_note})")
+        if first_nan:
+            text.append("⚠ NaN or inf appears here first in the forward pass.")
+        if node.where:
+            text.append(f"from {node.where}")
+        return text
+
+    def _backward(self) -> tuple[list, dict, dict]:
+        source_ids = {i for i, _ in self.sources if self._floating(i)}
+        reached, relevant = reachable_from(self.records, source_ids)
+        grads: dict[int, Tensor] = {}
+        totals: dict[str, np.ndarray] = {}  # node (output 0) -> running sum shown on the node
+        terms: dict[str, list] = {}
+        target_nodes = []
+        events = []
+        for t in self.targets:
+            seed = Tensor(np.ones(t.shape, t.dtype.as_numpy_dtype))
+            grads[t._id] = seed if t._id not in grads else add(grads[t._id], seed)
+            node_id = self.producer[t._id][0]
+            target_nodes.append(node_id)
+            totals[node_id] = grads[t._id]._value
+            terms[node_id] = [grads[t._id]._value]
+        events.append(
+            Event(
+                "seed",
+                target_nodes[0],
+                text=["Backward pass: start from the target with a seed of 1 (d target / d target = 1)."]
+                + [f"seed at {_name(self.by_id[n])}: {fmt(totals[n])}" for n in target_nodes],
+            )
+        )
+        cuts: dict[str, str] = {}  # node -> why gradient stops there
+        nan_seen = False
+        saved, context.check_numerics = context.check_numerics, False  # NaN is something to show here
+        try:
+            relevant_set = set(relevant)
+            for index in reversed(range(len(self.records))):
+                op = self.records[index]
+                if op not in relevant_set:
+                    continue
+                upstream = [grads.get(i) for i in op.output_ids]
+                if all(g is None for g in upstream):
+                    continue
+                if op.type == "ReadVariableOp":  # folded into the variable: the identity, no step of its own
+                    var_id = op.input_ids[0]
+                    grads[var_id] = upstream[0] if var_id not in grads else add(grads[var_id], upstream[0])
+                    continue
+                event, nan_here = self._backward_step(index, op, upstream, reached, grads, totals, terms, cuts)
+                event.nonfinite = nan_here and not nan_seen
+                nan_seen = nan_seen or nan_here
+                if event.nonfinite:
+                    event.text.append("⚠ NaN or inf appears here first in the backward pass.")
+                events.append(event)
+        finally:
+            context.check_numerics = saved
+        gradients, reasons = {}, {}
+        for tensor_id, node_id in self.sources:
+            key = node_id or f"#{tensor_id}"
+            g = grads.get(tensor_id) if self._floating(tensor_id) and node_id else None
+            gradients[key] = None if g is None else g._value
+            if g is None:
+                reasons[key] = self._why_none(tensor_id, node_id, reached, cuts)
+        lines = ["Done: each source's gradient."]
+        missing = sorted({why for why in cuts.values() if "LookupError" in why})
+        if missing:
+            lines.append("Note: tape.gradient raises LookupError on this tape: " + "; ".join(missing))
+        for key, g in gradients.items():
+            label = _name(self.by_id[key]) if key in self.by_id else key
+            lines.append(f"d target / d {label} = {fmt(g)}" + (f"  ({reasons[key]})" if g is None else ""))
+        events.append(Event("result", None, text=lines))
+        return events, gradients, reasons
+
+    def _backward_step(self, index, op, upstream, reached, grads, totals, terms, cuts):
+        node = self.by_id[f"op{index}"]
+        in_edges = [e for e in self.edges if e.dst == node.id]
+        upstream = [
+            g if g is not None else Tensor(np.zeros(s, d.as_numpy_dtype))
+            for g, s, d in zip(upstream, op.output_shapes, op.output_dtypes)
+        ]
+        event = Event("backward", node.id, edges=[e.id for e in in_edges], upstream=[g._value for g in upstream])
+        text = [f"Backward, record {index}: {op.type}" + (f" in {op.scope}" if op.scope else "")]
+        text.append("upstream gradient (d target / d output) = " + ", ".join(fmt(g._value) for g in upstream))
+        try:
+            rule = op.grad_fn or registry.lookup(op.type)
+        except LookupError:
+            rule, missing = None, True
+        else:
+            missing = False
+        if rule is None:
+            why = (
+                f"no gradient registered for {op.type}: tape.gradient raises LookupError here "
+                f'(register one with @mt.RegisterGradient("{op.type}"))'
+                if missing
+                else f"{op.type} has no gradient (e.g. stop_gradient): the path is cut here"
+            )
+            cuts[node.id] = why
+            text.append(f"None: {why}.")
+            event.contributions = [Contribution(e.id, e.src, None, reason=why) for e in in_edges]
+            event.text = text
+            return event, False
+        replay = _replayed(op, self.known, [i in reached for i in op.input_ids])
+        input_grads = _as_list(replay, rule(replay, *upstream))
+        nan_here = False
+        for k, (e, g, tensor_id) in enumerate(zip(in_edges, input_grads, op.input_ids)):
+            local = _local(op.type, k, upstream[0]._value if len(upstream) == 1 else None, g)
+            src = self.by_id[e.src]
+            if tensor_id not in reached or g is None:
+                why = self._why_edge_none(src, tensor_id, op, k, reached)
+                event.contributions.append(Contribution(e.id, e.src, None, reason=why, local=local))
+                text.append(f"→ {_name(src)}: None ({why})")
+                continue
+            grads[tensor_id] = g if tensor_id not in grads else add(grads[tensor_id], g)
+            value = g._value
+            nan_here = nan_here or not _finite(value)
+            key = e.src
+            terms.setdefault(key, []).append(value)
+            totals[key] = value if key not in totals else totals[key] + value
+            c = Contribution(e.id, key, value, local=local, total=totals[key], terms=list(terms[key]))
+            event.contributions.append(c)
+            line = f"→ {_name(src)}: {local} = {fmt(value)}"
+            if len(c.terms) > 1:
+                line += f"; sum at {_name(src)} so far: {' + '.join(fmt(t) for t in c.terms)} = {fmt(c.total)}"
+            text.append(line)
+        event.text = text
+        return event, nan_here
+
+    def _why_edge_none(self, src: Node, tensor_id: int, op: Any, slot: int, reached: set) -> str:
+        if tensor_id in reached:
+            return f"the gradient rule of {op.type} returns None for input {slot}"
+        if src.kind == "constant":
+            return "an unwatched constant: the tape does not follow it (tape.watch(c) would)"
+        if not op.input_dtypes[slot].is_floating:
+            return f"{op.input_dtypes[slot].name} values carry no gradient"
+        return "it does not depend on any source"
+
+    def _why_none(self, tensor_id: int, node_id: str | None, reached: set, cuts: dict) -> str:
+        if not self._floating(tensor_id):
+            dtype = self.source_dtypes[tensor_id].name if tensor_id in self.source_dtypes else "integer"
+            return f"its dtype {dtype} is not floating: integer values carry no gradient"
+        if node_id is None:
+            return "not used by any op recorded on this tape"
+        downstream = self._downstream(node_id)
+        blocked = [cuts[n] for n in downstream if n in cuts]
+        if blocked:
+            return blocked[0]
+        ints = [self.by_id[n] for n in downstream if self.by_id[n].dtype and self.by_id[n].dtype[0] in "iub"]
+        if ints:
+            return f"its path goes through {ints[0].label} ({ints[0].dtype}), and integer values carry no gradient"
+        return "the target does not depend on it"
+
+    def _downstream(self, node_id: str) -> list:
+        seen, frontier = [], [node_id]
+        while frontier:
+            n = frontier.pop()
+            for e in self.edges:
+                if e.src == n and e.dst not in seen:
+                    seen.append(e.dst)
+                    frontier.append(e.dst)
+        return sorted(seen, key=lambda n: self.by_id[n].record or 0)
+
+    def _floating(self, tensor_id: int) -> bool:
+        if tensor_id in self.source_dtypes:
+            return self.source_dtypes[tensor_id].is_floating
+        if tensor_id in self.variables:
+            return self.variables[tensor_id].dtype.is_floating
+        node_id = self.producer.get(tensor_id, (None, 0))[0]
+        if node_id is None:
+            return True
+        dtype = self.by_id[node_id].dtype
+        return not dtype or dtype.startswith(("float", "complex"))
+
+
+def _common_scope(a: str, b: str) -> str:
+    out = []
+    for x, y in zip(a.split("/"), b.split("/")):
+        if x != y:
+            break
+        out.append(x)
+    return "/".join(out)
+
+
+def _name(node: Node) -> str:
+    if node.kind == "variable":
+        return node.label
+    return f"{node.label} ({node.id})"
+
+
+def _replayed(op: Any, known: dict, needs: list) -> Any:
+    """A copy of `op` holding its inputs and outputs as tensors (from the replay), for its gradient rule."""
+    from minitape.operation import Operation
+
+    copy = object.__new__(Operation)
+    for slot in Operation.__slots__[:-1]:
+        setattr(copy, slot, getattr(op, slot, None))
+
+    def tensors(ids, shapes, dtypes, kept):
+        out = []
+        for k, (i, s, d) in enumerate(zip(ids, shapes, dtypes)):
+            if kept is not None and not isinstance(kept[k], Variable):
+                out.append(kept[k])  # the very tensor the engine gives its rule
+            else:
+                # a value the rule does not read (its keep policy says so) may be unknown: any array of its shape
+                out.append(Tensor(known[i] if i in known else np.zeros(s, d.as_numpy_dtype)))
+        return out
+
+    copy._inputs = tensors(op.input_ids, op.input_shapes, op.input_dtypes, op._inputs)
+    copy._outputs = tensors(op.output_ids, op.output_shapes, op.output_dtypes, op._outputs)
+    copy.needs = needs
+    return copy
+
+
+def _local(op_type: str, slot: int, upstream: np.ndarray | None, grad: Tensor | None) -> str:
+    rules = LOCAL_RULES.get(op_type)
+    words = rules[slot] if rules and slot < len(rules) else f"vector-Jacobian product of {op_type} (input {slot})"
+    if grad is not None and upstream is not None and np.size(upstream) == 1 and np.size(grad._value) == 1:
+        up = float(np.asarray(upstream).reshape(()))
+        if up != 0 and np.isfinite(up):
+            local = float(np.asarray(grad._value).reshape(())) / up
+            return f"{_num(up)} × ({words} = {_num(local)})"
+    return words
+
+
+def build(tape: Any, target: Any, sources: Any = None) -> StepModel:
+    """The step model of `tape` for d target / d sources (default: every variable and watched input)."""
+    if getattr(tape, "_used", False):
+        raise RuntimeError(
+            "TapeView: this tape already answered gradient() and released its records. Create the view before "
+            "calling tape.gradient, or record with GradientTape(persistent=True)."
+        )
+    builder = _Builder(tape, target, sources)
+    events, gradients, reasons = builder.events()
+    for _, node_id in builder.sources:
+        if node_id:
+            builder.by_id[node_id].is_source = True
+    return StepModel(
+        nodes=builder.nodes,
+        edges=builder.edges,
+        events=events,
+        target=[builder.producer[t._id][0] for t in builder.targets],
+        sources=[n or f"#{i}" for i, n in builder.sources],
+        gradients=gradients,
+        reasons=reasons,
+    )
