@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import html
 import os
+import sys
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -109,7 +110,8 @@ def explain(tape: Any, target: Any, sources: Any) -> Explanation:
     """Say, per source, whether `tape.gradient(target, sources)` is None, and why, naming op and line."""
     view = _TapeView(tape)
     targets = nest.flatten(target)
-    reasons = [_explain_one(view, targets, leaf, name) for name, leaf in _named_leaves(sources)]
+    leaves = _named_leaves(sources, _caller_variables())
+    reasons = [_explain_one(view, targets, leaf, name) for name, leaf in leaves]
     return Explanation(reasons, sources)
 
 
@@ -430,13 +432,18 @@ def _broken_path(view: _TapeView, targets: list, source: Any, name: str, live: s
         # the tape watched the source but recorded nothing using it: the ops using it ran while it could not record
         spells = view.quiet_spells(source._id, latest)
         if "paused" in spells:
-            kind, _, fix = _TIMING["paused"]
-            message = f"no recorded op uses {name}; ops ran inside tape.stop_recording() before the target was made."
-            return Reason(name, kind, "probably " + message, fix)
+            message = (
+                f"the tape recorded no op using {name}. Probably {name} was used inside tape.stop_recording(), "
+                "where nothing is recorded (ops ran there before the target was made)."
+            )
+            return Reason(name, "not_recorded_stop_recording", message, "use it outside the stop_recording block.")
         if "before_watch" in spells and not isinstance(source, Variable):
-            kind, _, fix = _TIMING["before_watch"]
-            message = f"no recorded op uses {name}; ops ran in the with block before tape.watch(...) was called."
-            return Reason(name, kind, "probably " + message, fix.format(name=_code(name)))
+            message = (
+                f"the tape recorded no op using {name}. Probably {name} was used before tape.watch({_code(name)}) "
+                "was called (ops ran in the with block before it), and ops run before watch are not recorded."
+            )
+            fix = f"call tape.watch({_code(name)}) first, right at the start of the with block."
+            return Reason(name, "not_recorded_before_watch", message, fix)
     return Reason(
         name,
         "no_path",
@@ -446,19 +453,32 @@ def _broken_path(view: _TapeView, targets: list, source: Any, name: str, live: s
 
 
 # ---- names and places --------------------------------------------------------------------------
-def _named_leaves(sources: Any) -> list[tuple[str, Any]]:
-    """(name, leaf) pairs in `nest.flatten` order: a Variable's own name, else its place in `sources`."""
-    if not isinstance(sources, (list, tuple, dict)):
-        return [(_variable_name(sources) or "source", sources)]
-    out, stack = [], [("", sources)]
+def _caller_variables() -> dict[str, Any]:
+    """The local variables of the user's code that called explain, to name sources as the user does."""
+    frame = sys._getframe(1)
+    while frame.f_back is not None and frame.f_globals.get("__name__", "").startswith("minitape."):
+        frame = frame.f_back
+    return {k: v for k, v in frame.f_locals.items() if not k.startswith("_")}
+
+
+def _named_leaves(sources: Any, variables: dict[str, Any]) -> list[tuple[str, Any]]:
+    """(name, leaf) pairs in `nest.flatten` order.
+
+    A leaf is named by its Variable name, else its dict key, else the user's Python variable bound
+    to it, else its place in `sources` ("source 0").
+    """
+    out, stack = [], [("source", False, sources)]
     while stack:  # iterative, like nest.flatten, and in the same order
-        path, item = stack.pop()
+        path, keyed, item = stack.pop()
+        top = path == "source"
         if isinstance(item, dict):
-            stack.extend((f"{path}[{k!r}]" if path else str(k), item[k]) for k in reversed(sorted(item)))
+            stack.extend((str(k) if top else f"{path}[{k!r}]", True, item[k]) for k in reversed(sorted(item)))
         elif isinstance(item, (list, tuple)):
-            stack.extend((f"{path}[{i}]" if path else f"source {i}", v) for i, v in reversed(list(enumerate(item))))
+            places = [(f"{path} {i}" if top else f"{path}[{i}]", keyed, v) for i, v in enumerate(item)]
+            stack.extend(reversed(places))
         else:
-            out.append((_variable_name(item) or path, item))
+            python_name = next((k for k, v in variables.items() if v is item), None)
+            out.append((_variable_name(item) or (path if keyed else python_name or path), item))
     return out
 
 
