@@ -25,7 +25,11 @@ class ForwardAccumulator:
     def __init__(self, primals: Any, tangents: Any) -> None:
         flat_p, flat_t = nest.flatten(primals), nest.flatten(tangents)
         if len(flat_p) != len(flat_t):
-            raise ValueError(f"ForwardAccumulator got {len(flat_p)} primal(s) but {len(flat_t)} tangent(s)")
+            raise ValueError(
+                f"ForwardAccumulator got {len(flat_p)} primal(s) but {len(flat_t)} tangent(s): tangents must have "
+                "the structure of primals (a list is read as one tangent per primal; give a tensor's tangent as "
+                "one tensor, e.g. mt.constant([...]))"
+            )
         self._tangents: dict[int, Tensor] = {}
         for p, t in zip(flat_p, flat_t):
             if not isinstance(p, TensorLike):
@@ -51,19 +55,21 @@ class ForwardAccumulator:
         if all(t is None for t in tangents):
             return
         rule = op.grad_fn or registry.lookup(op.type)
-        if rule is None:
-            return
+        if rule is None or not any(d.is_floating for d in op.output_dtypes):
+            return  # no gradient, or only integer/bool outputs: they carry no tangent
         position = context.accumulators.index(self)
         context.accumulators.remove(self)  # the JVP computation itself is not pushed through this accumulator
         try:
             dummies = [Tensor(np.zeros(s, d.as_numpy_dtype)) for s, d in zip(op.output_shapes, op.output_dtypes)]
             with GradientTape() as helper:
-                helper.watch(dummies)
+                helper.watch([d for d in dummies if d.dtype.is_floating])
                 op.needs = [t is not None for t in tangents]
                 vjps = _as_list(op, rule(op, *dummies))
                 terms = [reduce_sum(v * t) for v, t in zip(vjps, tangents) if v is not None and t is not None]
                 total = add_n(terms) if terms else None
-            jvps = helper.gradient(total, dummies) if terms else [None] * len(dummies)
+            floating = [d for d in dummies if d.dtype.is_floating]
+            found = iter(helper.gradient(total, floating) if terms else [None] * len(floating))
+            jvps = [next(found) if d.dtype.is_floating else None for d in dummies]
         finally:
             context.accumulators.insert(position, self)
         for i, j in zip(op.output_ids, jvps):

@@ -9,6 +9,7 @@ import pytest
 import minitape as mt
 from minitape.test_util import check_gradients
 
+pytestmark = pytest.mark.filterwarnings("error")  # no op may warn on valid input
 rng = np.random.default_rng(1234)
 
 
