@@ -1,0 +1,229 @@
+"""Lesson 02: what a tape records and what it watches."""
+
+from nb import code, md, solution
+
+NAME = "02_recording_and_watching.ipynb"
+TITLE = "Recording and watching"
+
+CELLS = [
+    md(r"""
+    # Lesson 2 · Recording and watching
+
+    **Learning goals.** After this lesson you can
+    - say which operations a tape records: only those run inside its `with` block on a **watched** input;
+    - tell what is watched automatically (trainable variables) and what must be watched by hand (tensors);
+    - switch automatic watching off with `watch_accessed_variables=False`;
+    - pass sources and targets as lists and dicts, take gradients with respect to a layer's variables and with
+      respect to intermediate results;
+    - look at a tape's records, and at the tape itself in the visualizer.
+
+    **The rule.** Inside `with mt.GradientTape() as tape:`, an op is recorded when one of its inputs is watched.
+    Its outputs are then watched too, so the record grows along every path that starts at a watched value.
+    `tape.gradient(target, sources)` follows those records backwards from `target`.
+    """),
+    code("""
+    import numpy as np
+
+    import minitape as mt
+    from lesson_tools import check
+    """),
+    md("""
+    ## 1. Variables are watched, constants are not
+
+    A `mt.Variable` holds a model's parameters: trainable variables are watched as soon as they are read inside the
+    block. A tensor made with `mt.constant` is just a value: unless you `watch` it, its gradient is `None`.
+    """),
+    code("""
+    w = mt.Variable(2.0, name="w")
+    c = mt.constant(2.0)
+    with mt.GradientTape() as tape:
+        y = w * w + c * c
+
+    dw, dc = tape.gradient(y, [w, c])
+    print("dy/dw =", dw)
+    print("dy/dc =", dc)
+    """),
+    code("""
+    with mt.GradientTape() as tape:
+        tape.watch(c)  # now c's ops are recorded too
+        y = w * w + c * c
+
+    dw, dc = tape.gradient(y, [w, c])
+    print("dy/dw =", dw)
+    print("dy/dc =", dc)
+    """),
+    md(r"""
+    A variable created with `trainable=False` is not watched automatically either (think of a counter, or the
+    running mean of a batch-normalisation layer).
+    """),
+    code("""
+    frozen = mt.Variable(2.0, trainable=False, name="frozen")
+    with mt.GradientTape() as tape:
+        y = frozen * w
+    print(tape.gradient(y, [frozen, w]))
+    print("watched:", [v.name for v in tape.watched_variables()])
+    """),
+    md("""
+    ## 2. What is on the tape?
+
+    A tape is a list of records, one per op, in the order the ops ran. minitape lets you look: each record names
+    its op type and the ids of its input and output tensors (`#n`, numbered in creation order). Reading a variable
+    is an op too (`ReadVariableOp`). This is the list `gradient()` walks backwards.
+    """),
+    code("""
+    x = mt.Variable(3.0, name="x")
+    with mt.GradientTape() as tape:
+        a = x * x
+        b = mt.sin(a)
+        y = a + b
+
+    for record in tape._records:
+        print(record)
+    print(tape.stats())
+    """),
+    md("""
+    *The tape visualizer (`widgets.TapeView`) comes here: the same tape drawn as a graph, with its forward and
+    backward passes animated step by step.*
+    """),
+    md("""
+    ## 3. Watching only what you ask for
+
+    `watch_accessed_variables=False` turns automatic watching off: only what you `watch` is recorded. Useful when
+    you want the gradient with respect to a few variables of a large model.
+    """),
+    code("""
+    w1, w2 = mt.Variable(5.0, name="w1"), mt.Variable(3.0, name="w2")
+    with mt.GradientTape(watch_accessed_variables=False) as tape:
+        tape.watch(w1)
+        f = 3 * w1**2 + 2 * w1 * w2
+
+    print(tape.gradient(f, {"w1": w1, "w2": w2}))
+    print("watched:", [v.name for v in tape.watched_variables()])
+    """),
+    md(r"""
+    Only `w1` was watched: its gradient is $6 w_1 + 2 w_2 = 36$, and `w2` gets `None`. Note the result: a `dict`
+    of sources gives a `dict` of gradients.
+
+    ## 4. Sources and targets as structures
+
+    Sources can be nested lists, tuples and dicts; the result has the same structure. A list of targets (or a
+    non-scalar target) gives the gradient of their **sum**.
+    """),
+    code("""
+    params = {"slope": mt.Variable(2.0), "offsets": [mt.Variable(1.0), mt.Variable(-1.0)]}
+    with mt.GradientTape() as tape:
+        first = params["slope"] * 3.0 + params["offsets"][0]
+        second = params["slope"] * params["offsets"][1]
+
+    grads = tape.gradient([first, second], params)  # d(first + second)/d(each parameter)
+    print(grads)
+    """),
+    md(r"""
+    ## 5. A layer's trainable variables
+
+    A layer owns its variables. `mt.keras.layers.Dense(units)` computes $y = \mathrm{activation}(x W + b)$, with a
+    kernel $W$ and a bias $b$ created the first time it is called. Its `trainable_variables` are exactly the sources
+    a training step needs.
+    """),
+    code("""
+    mt.keras.utils.set_random_seed(0)
+    layer = mt.keras.layers.Dense(2, activation="relu")
+    x = mt.constant([[1.0, 2.0, 3.0]])
+
+    with mt.GradientTape() as tape:
+        y = layer(x)
+        loss = mt.reduce_mean(y**2)
+
+    for variable, gradient in zip(layer.trainable_variables, tape.gradient(loss, layer.trainable_variables)):
+        print(f"{variable.name:16s} shape {tuple(variable.shape)}  gradient shape {tuple(gradient.shape)}")
+    """),
+    md(r"""
+    ## 6. Gradients of intermediate results
+
+    Any tensor computed on the tape is a valid source. With $a = x^2$ and $y = \sin a + a$,
+    $\frac{\partial y}{\partial a} = \cos a + 1$. Asking for several sources in one call runs a single backward pass.
+    """),
+    code("""
+    x = mt.Variable(1.0)
+    with mt.GradientTape() as tape:
+        a = x * x
+        y = mt.sin(a) + a
+
+    dy_da, dy_dx = tape.gradient(y, [a, x])
+    print(f"dy/da = {float(dy_da):.6f}, expected cos(1) + 1 = {np.cos(1.0) + 1:.6f}")
+    print(f"dy/dx = {float(dy_dx):.6f}, expected 2x (cos(1) + 1) = {2 * (np.cos(1.0) + 1):.6f}")
+    """),
+    md(r"""
+    ## Exercises
+
+    **Exercise 2.1.** `x = mt.constant(2.0)`. Compute $\frac{d}{dx} x^3$ with a tape (it should be 12, not
+    `None`). Store the gradient in `answer`.
+    """),
+    code("""
+    x = mt.constant(2.0)
+    answer = None  # your code here
+
+    check("2.1", answer)
+    """),
+    solution("""
+    x = mt.constant(2.0)
+    with mt.GradientTape() as tape:
+        tape.watch(x)
+        y = x**3
+    answer = tape.gradient(y, x)
+
+    check("2.1", answer)
+    """),
+    md(r"""
+    **Exercise 2.2.** With `a = mt.Variable(4.0)` and `b = mt.Variable(5.0)`, compute $f = a \cdot b$ on a tape
+    that watches **only** `b`, and ask for both gradients. Store the pair `(df_da, df_db)` in `answer`.
+    """),
+    code("""
+    a, b = mt.Variable(4.0), mt.Variable(5.0)
+    answer = None  # your code here
+
+    check("2.2", answer)
+    """),
+    solution("""
+    a, b = mt.Variable(4.0), mt.Variable(5.0)
+    with mt.GradientTape(watch_accessed_variables=False) as tape:
+        tape.watch(b)
+        f = a * b
+    answer = tuple(tape.gradient(f, [a, b]))
+
+    check("2.2", answer)
+    """),
+    md(r"""
+    **Exercise 2.3.** A tiny linear model: `params = {"w": mt.Variable([1.0, -2.0]), "b": mt.Variable(0.5)}`.
+    The loss is $(w \cdot x + b - 1)^2$ for $x = (3, 1)$. Compute the gradient as a dict with the keys `"w"` and
+    `"b"`, in one `tape.gradient` call.
+    """),
+    code("""
+    params = {"w": mt.Variable([1.0, -2.0]), "b": mt.Variable(0.5)}
+    x = mt.constant([3.0, 1.0])
+    answer = None  # your code here
+
+    check("2.3", answer)
+    """),
+    solution("""
+    params = {"w": mt.Variable([1.0, -2.0]), "b": mt.Variable(0.5)}
+    x = mt.constant([3.0, 1.0])
+    with mt.GradientTape() as tape:
+        loss = (mt.reduce_sum(params["w"] * x) + params["b"] - 1.0) ** 2
+    answer = tape.gradient(loss, params)
+
+    check("2.3", answer)
+    """),
+    md("""
+    ## Summary
+
+    - A tape records an op when one of its inputs is watched; outputs of recorded ops are watched in turn.
+    - Trainable variables are watched when read; tensors need `tape.watch`; `trainable=False` variables and
+      `watch_accessed_variables=False` tapes watch nothing automatically.
+    - Sources and targets may be lists, tuples and dicts; the gradient has the structure of the sources; several
+      targets give the gradient of their sum.
+    - A layer's `trainable_variables` are the sources of a training step; intermediate results are sources too.
+
+    Next: [lesson 3](03_persistent_tapes.ipynb), asking a tape more than once.
+    """),
+]

@@ -1,0 +1,275 @@
+"""Lesson 05: why a gradient comes back None, and `tape.explain`."""
+
+from nb import code, md, raises, solution
+
+NAME = "05_getting_none.ipynb"
+TITLE = "Getting None"
+
+CELLS = [
+    md(r"""
+    # Lesson 5 · Getting `None`
+
+    **Learning goals.** After this lesson you can
+    - recognise the usual reasons why `tape.gradient` returns `None`: an unconnected source, a variable replaced by
+      a tensor, a value that left the library through numpy, an integer dtype, a stateful `assign`, an op with no
+      gradient;
+    - ask minitape's `tape.explain(target, sources)` to say which one it is, and where;
+    - get zeros instead of `None` when that is what you mean, with `unconnected_gradients`.
+
+    **Why `None` and not 0?** `None` means "the tape found no recorded path from this source to the target".
+    That is different from a gradient that happens to be zero (like $\frac{d}{dx} x^2$ at $x = 0$). Most of the
+    time a `None` is a bug in the code that built the computation, so the library does not hide it.
+    """),
+    code("""
+    import warnings
+
+    import numpy as np
+
+    import minitape as mt
+    from lesson_tools import check
+    """),
+    md("""
+    ## 1. An unconnected source
+
+    The simplest case: the target does not depend on the source at all.
+    """),
+    code("""
+    x = mt.Variable(2.0, name="x")
+    unused = mt.Variable(3.0, name="unused")
+    with mt.GradientTape() as tape:
+        y = x * x
+
+    print(tape.gradient(y, [x, unused]))
+    tape.explain(y, [x, unused])
+    """),
+    md("""
+    `tape.explain` looks at the same records as `gradient` and answers per source, in words, with a fix. It reads
+    only what the tape kept, so it works after `gradient()` too. In a notebook it shows as a table; `print` gives
+    the text form.
+
+    ## 2. A variable replaced by a tensor
+
+    `x = x + 1` does not change the variable: it makes a new **tensor** and rebinds the Python name `x` to it.
+    A tensor is not watched automatically, so the next tape gives `None`. The classic place is a loop:
+    """),
+    code("""
+    x = mt.Variable(2.0, name="x")
+    for step in range(2):
+        with mt.GradientTape() as tape:
+            y = x * x
+        print(f"step {step}: x is a {type(x).__name__}, dy/dx = {tape.gradient(y, x)}")
+        if step == 1:
+            print(tape.explain(y, x))
+        x = x + 1.0  # the bug: should be x.assign_add(1.0)
+    """),
+    md("""
+    In a training loop the same bug reads `w = w - learning_rate * grad`: after the first step `w` is a tensor and
+    the next gradient is `None`. Update a variable **in place** instead: `w.assign_sub(learning_rate * grad)`.
+
+    ## 3. Leaving the library through numpy
+
+    The tape records minitape ops only. A numpy function turns a tensor into a plain array: the tape never sees
+    what happens to it, and the path breaks. minitape notices the conversion and `explain` says where it happened.
+    """),
+    code("""
+    x = mt.Variable(2.0, name="x")
+    with mt.GradientTape() as tape:
+        y = x * x
+        mean = np.mean(y)  # a numpy float: the tape cannot see inside
+        z = mt.constant(mean) * 2.0
+
+    print(tape.gradient(z, x))
+    print(tape.explain(z, x))
+    """),
+    md("""
+    The fix is to stay in the library: `mt.reduce_mean(y)` instead of `np.mean(y)`.
+
+    ## 4. Integer dtypes
+
+    Gradients are defined for floating-point values only. Watching an integer tensor warns, and its gradient is
+    `None`. (We catch the warnings to print them tidily.)
+    """),
+    code("""
+    n = mt.constant(3)  # a Python int becomes int32
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with mt.GradientTape() as tape:
+            tape.watch(n)
+            y = n * n
+        print("gradient:", tape.gradient(y, n))
+    for warning in caught:
+        print("warning:", warning.message)
+    print(tape.explain(y, n))
+    """),
+    md("""
+    Write `mt.constant(3.0)`, or `mt.cast(n, mt.float32)` *before* watching. Beware: casting to an integer *on
+    the path* (say `mt.cast(x, mt.int32)`) also cuts it, since integers have no gradient.
+
+    ## 5. Stateful `assign`
+
+    An `assign` writes a value into a variable; the tape does not differentiate through it. A later read of the
+    variable starts a fresh path that does not lead back to what was assigned.
+    """),
+    code("""
+    x = mt.Variable(2.0, name="x")
+    state = mt.Variable(0.0, name="state")
+    with mt.GradientTape() as tape:
+        state.assign(x * 3.0)
+        y = state * 2.0
+
+    print(tape.gradient(y, [x, state]))
+    print(tape.explain(y, [x, state]))
+    """),
+    md("""
+    The tape sees only the value read after the assignment: `dy/dstate = 2`, and nothing for `x`.
+
+    ## 6. When `None` should be zero: `unconnected_gradients`
+
+    Sometimes no path is expected (a parameter that a branch did not use). Ask for zeros of the source's shape and
+    dtype instead:
+    """),
+    code("""
+    x = mt.Variable(2.0, name="x")
+    bias = mt.Variable([1.0, 2.0, 3.0], name="bias")
+    with mt.GradientTape() as tape:
+        y = x * x
+
+    print(tape.gradient(y, [x, bias], unconnected_gradients=mt.UnconnectedGradients.ZERO))
+    """),
+    md("""
+    ## 7. An op without a gradient
+
+    Every primitive op is registered with its gradient rule. An op declared non-differentiable (`no_gradient`)
+    gives `None`. An op that nobody gave a rule at all makes `gradient()` raise `LookupError` when it reaches it:
+    silence would hide a real gap. Let us define two ops from numpy functions with `mt.defop`:
+    """),
+    code("""
+    # a rounding op, declared to have no gradient (grad=None), and a cube op whose rule we "forgot"
+    my_round = mt.defop("MyRound", lambda a: np.round(a), None)
+    my_cube = mt.defop("MyCube", lambda a: a**3)
+
+    x = mt.constant(1.3)
+    with mt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        rounded = my_round(x) * 2.0
+        cubed = my_cube(x)
+
+    print("through MyRound:", tape.gradient(rounded, x))
+    print(tape.explain(rounded, x))
+    print(tape.explain(cubed, x))
+    """),
+    raises("""
+    tape.gradient(cubed, x)
+    """),
+    md(r"""
+    The fix is to register the rule, written with minitape ops so that higher derivatives work too:
+    $\frac{d}{da} a^3 = 3a^2$.
+    """),
+    code("""
+    @mt.RegisterGradient("MyCube")
+    def _my_cube_grad(op, upstream):
+        (a,) = op.inputs
+        return upstream * 3.0 * a * a
+
+
+    print(tape.gradient(cubed, x), " expected 3 * 1.3**2 =", round(3 * 1.3**2, 4))
+    del tape
+    """),
+    md(r"""
+    ## Exercises
+
+    **Exercise 5.1.** Fix the loop of section 2: it should print a gradient at both steps. Collect the two
+    gradients in the list `answer` (they should be $2x$ at $x = 2$ then $x = 3$: $4$ and $6$).
+    """),
+    code("""
+    x = mt.Variable(2.0, name="x")
+    answer = []
+    for step in range(2):
+        with mt.GradientTape() as tape:
+            y = x * x
+        answer.append(tape.gradient(y, x))
+        x = x + 1.0  # fix this line
+
+    check("5.1", answer)
+    """),
+    solution("""
+    x = mt.Variable(2.0, name="x")
+    answer = []
+    for step in range(2):
+        with mt.GradientTape() as tape:
+            y = x * x
+        answer.append(tape.gradient(y, x))
+        x.assign_add(1.0)  # in place: x stays a watched variable
+
+    check("5.1", answer)
+    """),
+    md("""
+    **Exercise 5.2.** Get zeros instead of `None` for the unused source: compute the gradient of `y = w * 3.0` with
+    respect to `[w, extra]` where `extra = mt.Variable([0.5, 0.5])` is not used. Store the list in `answer`.
+    """),
+    code("""
+    w, extra = mt.Variable(1.0), mt.Variable([0.5, 0.5])
+    answer = None  # your code here
+
+    check("5.2", answer)
+    """),
+    solution("""
+    w, extra = mt.Variable(1.0), mt.Variable([0.5, 0.5])
+    with mt.GradientTape() as tape:
+        y = w * 3.0
+    answer = tape.gradient(y, [w, extra], unconnected_gradients="zero")
+
+    check("5.2", answer)
+    """),
+    md("""
+    **Exercise 5.3.** `normalise` comes from a colleague's module. The gradient with respect to `scale` is `None`.
+    Use `tape.explain(...)` to find out why, and put the reason's `kind` in `answer` (a string; each line of an
+    explanation is a reason: `tape.explain(y, scale).reasons[0].kind`).
+    """),
+    code("""
+    def normalise(values, scale):
+        norm = mt.sqrt(mt.reduce_sum(values * values))
+        return values / mt.stop_gradient(norm * scale)
+
+
+    scale = mt.Variable(2.0, name="scale")
+    values = mt.constant([3.0, 4.0])
+    with mt.GradientTape() as tape:
+        y = mt.reduce_sum(normalise(values, scale))
+    print(tape.gradient(y, scale))
+
+    answer = None  # your code here
+
+    check("5.3", answer)
+    """),
+    solution("""
+    scale = mt.Variable(2.0, name="scale")
+    with mt.GradientTape() as tape:
+        y = mt.reduce_sum(normalise(values, scale))
+    explanation = tape.explain(y, scale)
+    print(explanation)
+    answer = explanation.reasons[0].kind
+
+    check("5.3", answer)
+    """),
+    md("""
+    ## Summary
+
+    `None` means *no recorded path*. The usual causes, and their fixes:
+
+    | cause | fix |
+    |---|---|
+    | the target does not use the source | check the computation (or ask for `unconnected_gradients="zero"`) |
+    | a constant that was not watched | `tape.watch(c)`, or use a `mt.Variable` |
+    | `x = x + 1` replaced a variable by a tensor | update in place: `x.assign_add(1)` |
+    | the value went through numpy | use `mt.*` ops (`mt.reduce_mean`, not `np.mean`) |
+    | an integer dtype | use floats (`3.0`, `mt.cast(..., mt.float32)`) |
+    | `assign` inside the tape | use the computed value directly |
+    | `stop_gradient` or a `no_gradient` op | remove it if the gradient should flow |
+    | an op with no gradient rule (`LookupError`) | `@mt.RegisterGradient(name)` |
+
+    And `tape.explain(target, sources)` tells you which one, where.
+
+    Next: [lesson 6](06_stopping_and_custom_gradients.ipynb), cutting and replacing gradients on purpose.
+    """),
+]
