@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from minitape import autodiff, context, debugging, dtypes, errors, math, nest, nn, random
+from minitape import autodiff, context, debugging, dtypes, errors, image, math, nest, nn, random
 from minitape.custom_gradient import custom_gradient
 from minitape.dtypes import DType, as_dtype, bool, float16, float32, float64, int32, int64
 from minitape.execute import constant, convert_to_tensor

@@ -68,6 +68,8 @@ UNARY = [
     ("l2_loss", mt.nn.l2_loss, signed, True),
     ("norm", mt.norm, signed, True),
     ("clip_by_value", lambda x: mt.clip_by_value(x, -0.9, 0.8), signed, False),
+    ("clip_by_norm_active", lambda x: mt.clip_by_norm(x, 0.2), signed, True),
+    ("clip_by_norm_inactive", lambda x: mt.clip_by_norm(x, 100.0), signed, True),
 ]
 
 

@@ -311,3 +311,122 @@ def test_intermediate_tensors_and_the_target_as_sources():
     assert dx.numpy() == pytest.approx(np.cos(4.0) * 4.0)
     # a source on the path before watch() was called is still a fine source once it is watched
     assert tape.gradient(h, h).numpy() == 1.0
+
+
+# ---- TensorFlow guide snippets, with only the import changed ------------------------------------------
+def test_guide_introduction_to_gradients():
+    import minitape as tf
+
+    w = tf.Variable(tf.random.normal((3, 2)), name="w")
+    b = tf.Variable(tf.zeros(2, dtype=tf.float32), name="b")
+    x = [[1.0, 2.0, 3.0]]
+    with tf.GradientTape(persistent=True) as tape:
+        y = x @ w + b
+        loss = tf.reduce_mean(y**2)
+    [dl_dw, dl_db] = tape.gradient(loss, [w, b])
+    assert dl_dw.shape == w.shape
+    grad = tape.gradient(loss, {"w": w, "b": b})
+    np.testing.assert_allclose(grad["b"].numpy(), dl_db.numpy())
+    np.testing.assert_allclose(dl_db.numpy(), y.numpy()[0], rtol=1e-6)  # d mean(y^2) / db = 2y / 2
+
+    x0 = tf.Variable(3.0, name="x0")
+    x1 = tf.Variable(3.0, name="x1", trainable=False)
+    x2 = tf.Variable(2.0, name="x2") + 1.0
+    x3 = tf.constant(3.0, name="x3")
+    with tf.GradientTape() as tape:
+        y = (x0**2) + (x1**2) + (x2**2)
+    grad = tape.gradient(y, [x0, x1, x2, x3])
+    assert grad[0].numpy() == 6.0 and grad[1:] == [None, None, None]
+    assert [var.name for var in tape.watched_variables()] == ["x0:0"]
+
+    x0, x1 = tf.Variable(0.0), tf.Variable(10.0)
+    with tf.GradientTape(watch_accessed_variables=False) as tape:
+        tape.watch(x1)
+        y0 = tf.math.sin(x0)
+        y1 = tf.nn.softplus(x1)
+        y = y0 + y1
+        ys = tf.reduce_sum(y)
+    grad = tape.gradient(ys, {"x0": x0, "x1": x1})
+    assert grad["x0"] is None and grad["x1"].numpy() == pytest.approx(0.9999546)
+
+    x = tf.linspace(-10.0, 10.0, 200 + 1)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.nn.sigmoid(x)
+    dy_dx = tape.gradient(y, x)
+    np.testing.assert_allclose(dy_dx.numpy(), (y * (1 - y)).numpy(), rtol=1e-6)
+
+    x = tf.constant(1.0)
+    v0, v1 = tf.Variable(2.0), tf.Variable(2.0)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        if x > 0.0:
+            result = v0
+        else:
+            result = v1**2
+    dv0, dv1 = tape.gradient(result, [v0, v1])
+    assert dv0.numpy() == 1.0 and dv1 is None and tape.gradient(result, x) is None
+
+
+def test_guide_advanced_automatic_differentiation():
+    import minitape as tf
+
+    x0, x1 = tf.constant(0.0), tf.constant(0.0)
+    with tf.GradientTape() as tape0, tf.GradientTape() as tape1:
+        tape0.watch(x0)
+        tape1.watch(x1)
+        y = tf.math.sin(x0) + tf.nn.sigmoid(x1)
+        ys = tf.reduce_sum(y)
+    assert tape0.gradient(ys, x0).numpy() == 1.0 and tape1.gradient(ys, x1).numpy() == 0.25
+
+    x, y = tf.Variable(2.0), tf.Variable(3.0)
+    with tf.GradientTape() as t:
+        x_sq = x * x
+        with t.stop_recording():
+            y_sq = y * y
+        z = x_sq + y_sq
+    grad = t.gradient(z, {"x": x, "y": y})
+    assert grad["x"].numpy() == 4.0 and grad["y"] is None
+    with tf.GradientTape() as t:
+        y_sq = y * y
+        t.reset()
+        z = x * x + y_sq
+    grad = t.gradient(z, {"x": x, "y": y})
+    assert grad["x"].numpy() == 4.0 and grad["y"] is None
+    with tf.GradientTape() as t:
+        z = tf.stop_gradient(x * x) + y * y
+    grad = t.gradient(z, {"x": x, "y": y})
+    assert grad["x"] is None and grad["y"].numpy() == 6.0
+
+    @tf.custom_gradient
+    def clip_gradients(y):
+        def backward(dy):
+            return tf.clip_by_norm(dy, 0.5)
+
+        return y, backward
+
+    v = tf.Variable(2.0)
+    with tf.GradientTape() as t:
+        output = clip_gradients(v)
+    assert t.gradient(output, v).numpy() == 0.5
+
+    x = tf.Variable(1.0)
+    with tf.GradientTape() as t2:
+        with tf.GradientTape() as t1:
+            y = x * x * x
+        dy_dx = t1.gradient(y, x)
+    assert (dy_dx.numpy(), t2.gradient(dy_dx, x).numpy()) == (3.0, 6.0)
+
+    x = tf.linspace(-10.0, 10.0, 200 + 1)
+    delta = tf.Variable(0.0)
+    with tf.GradientTape() as tape:
+        y = tf.nn.sigmoid(x + delta)
+    assert tape.jacobian(y, delta).shape == (201,)
+    assert int(tf.reduce_prod(tf.Variable(tf.ones((5, 10))).shape)) == 50
+
+    image = tf.Variable([[[0.5, 0.0, 0.0]]])
+    delta = tf.Variable(0.1)
+    with tf.GradientTape() as tape:
+        new_image = tf.image.adjust_contrast(image, delta)
+    with pytest.raises(LookupError, match="^gradient registry has no entry for: AdjustContrastv2$"):
+        tape.gradient(new_image, [image, delta])

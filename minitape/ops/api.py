@@ -109,6 +109,12 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     return minimum(maximum(t, clip_value_min), clip_value_max)
 
 
+def clip_by_norm(t, clip_norm, axes=None, name=None):
+    """`t` scaled down so that its Euclidean norm (over `axes`) is at most `clip_norm`."""
+    length = norm(t, axis=axes, keepdims=True)
+    return t * clip_norm / maximum(length, clip_norm)
+
+
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, name=None):
     """Matrix product over the last two axes (the leading axes broadcast as batch axes)."""
     if transpose_a or adjoint_a:
