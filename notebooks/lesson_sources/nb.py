@@ -6,6 +6,7 @@ nbval will compare against. Execution records no timings and no personal metadat
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -81,7 +82,31 @@ def execute(nb: nbformat.NotebookNode, timeout: int = 120) -> nbformat.NotebookN
     )
     client.execute()
     nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": _language_info(nb)}
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = [_scrub(output) for output in cell.outputs]
     return nb
+
+
+_KERNEL_DIR = re.compile(r"/tmp/ipykernel_\d+/")
+
+
+def _scrub(output: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Drop this machine's paths from an output: the kernel's temp folder, and tracebacks through site-packages.
+
+    A traceback is kept as its last line (the error itself), which is what a student needs to read in the
+    saved notebook; nbval does not compare tracebacks, only the error's name and value.
+    """
+    if output.output_type == "stream":
+        output.text = _KERNEL_DIR.sub("", output.text)
+    elif output.output_type == "error":
+        output.evalue = _KERNEL_DIR.sub("", output.evalue)
+        output.traceback = [f"{output.ename}: {output.evalue}"]
+    elif "data" in output:
+        for mime, value in output.data.items():
+            if isinstance(value, str) and mime.startswith("text/"):
+                output.data[mime] = _KERNEL_DIR.sub("", value)
+    return output
 
 
 def _language_info(nb: nbformat.NotebookNode) -> dict:
