@@ -46,16 +46,17 @@ bool = DType("bool")  # TensorFlow's name for the type
 
 _BY_NAME = {d.name: d for d in (float16, float32, float64, int32, int64, bool)}
 _EXTRA = {"uint8": "int32", "int8": "int32", "int16": "int32", "uint16": "int32", "uint32": "int64"}
-# tensor.dtype calls as_dtype(array.dtype) on every op: a dict answers that without asking numpy for names
-_BY_NUMPY_DTYPE = {np.dtype(name): _BY_NAME[_EXTRA.get(name, name)] for name in (*_BY_NAME, *_EXTRA)}
+# tensor.dtype calls as_dtype(array.dtype) on every op: a dict answers that without asking numpy for names.
+# It is keyed by the scalar type (np.float32), which hashes much faster than a numpy dtype does.
+_BY_SCALAR_TYPE = {np.dtype(name).type: _BY_NAME[_EXTRA.get(name, name)] for name in (*_BY_NAME, *_EXTRA)}
 
 
 def as_dtype(value: Any) -> DType:
     """Return the DType for a DType, a name ('float32'), a numpy dtype or a Python type."""
     if isinstance(value, DType):
         return value
-    if isinstance(value, np.dtype) and value in _BY_NUMPY_DTYPE:
-        return _BY_NUMPY_DTYPE[value]
+    if isinstance(value, np.dtype) and value.type in _BY_SCALAR_TYPE:
+        return _BY_SCALAR_TYPE[value.type]
     if value is float:
         return float32
     if value is int:
