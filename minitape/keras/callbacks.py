@@ -70,8 +70,8 @@ class Progbar:
         if finalize:
             per_step = elapsed / max(current, 1)
             timing = f"{elapsed:.0f}s {_format_step(per_step)}/{self.unit}"
-            bar = self._bar(current) + " - " if self.verbose == 1 else ""
-            sys.stdout.write(("\r" if self._interactive and self.verbose == 1 else "") + f"{bar}{timing}{metrics}\n")
+            bar = self._bar(current) if self.verbose == 1 else f"{current}/{self.target}"
+            sys.stdout.write(("\r" if self._interactive and self.verbose == 1 else "") + f"{bar} - {timing}{metrics}\n")
         else:
             eta = elapsed / max(current, 1) * (self.target - current)
             sys.stdout.write(f"\r{self._bar(current)} - ETA: {eta:.0f}s{metrics}")

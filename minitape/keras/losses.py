@@ -55,9 +55,9 @@ def sparse_categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool 
     if labels.dtype.kind == "f" and not np.all(labels == np.round(labels)):
         raise ValueError(f"{name}: labels must be integer class indices, got non-integer values {labels.ravel()[:5]}")
     if labels.size and (labels.min() < 0 or labels.max() >= n_classes):
-        bad = labels[(labels < 0) | (labels >= n_classes)].ravel()[0]
+        bad = labels[(labels < 0) | (labels >= n_classes)].ravel()[0].item()
         raise ValueError(
-            f"{name}: label {bad!r} is out of range: y_pred has shape {tuple(y_pred.shape)}, so labels must be in "
+            f"{name}: label {bad} is out of range: y_pred has shape {tuple(y_pred.shape)}, so labels must be in "
             f"[0, {n_classes}). Check that the last Dense layer has one unit per class."
         )
     one_hot = Tensor(np.eye(n_classes, dtype=y_pred.dtype.as_numpy_dtype)[labels.astype(np.int64)])

@@ -1,0 +1,264 @@
+"""mt.keras layers and models: naming, lazy building, weight tracking, name scopes, gradients, input errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from threadpoolctl import threadpool_limits
+
+import minitape as mt
+from minitape.test_util import check_gradients
+
+keras = mt.keras
+layers = mt.keras.layers
+
+
+@pytest.fixture(autouse=True)
+def fresh_session():
+    """Start every test from layer names 'dense', 'conv2d', ... and a fixed seed; one BLAS thread (shared CPUs)."""
+    keras.backend.clear_session()
+    mt.random.set_seed(0)
+    with threadpool_limits(limits=1):
+        yield
+
+
+class Blocks(keras.Model):
+    """A subclassed model that keeps layers in a list and a dict and one bare variable."""
+
+    def __init__(self):
+        super().__init__()
+        self.stack = [layers.Dense(4, activation="relu"), layers.Dense(3)]
+        self.heads = {"out": layers.Dense(2)}
+        self.scale = mt.Variable(1.0, name="scale")
+        self.offset = mt.Variable(0.0, trainable=False, name="offset")
+
+    def call(self, x):
+        for layer in self.stack:
+            x = layer(x)
+        return self.heads["out"](x) * self.scale + self.offset
+
+
+def test_layers_are_named_as_keras_names_them_and_clear_session_restarts():
+    names = [layers.Dense(1).name, layers.Dense(1).name, layers.Conv2D(1, 3).name, layers.MaxPool2D().name]
+    names += [layers.ReLU().name, layers.Flatten().name, Blocks().name, keras.Sequential().name]
+    assert names == ["dense", "dense_1", "conv2d", "max_pooling2d", "re_lu", "flatten", "blocks", "sequential"]
+    keras.backend.clear_session()
+    assert layers.Dense(1).name == "dense"
+    assert layers.Dense(1, name="mine").name == "mine"
+
+
+def test_weights_are_built_on_the_first_call_with_keras_variable_names():
+    dense = layers.Dense(3)
+    assert not dense.built and dense.variables == []
+    y = dense(np.ones((2, 5), np.float32))
+    assert dense.built and tuple(y.shape) == (2, 3)
+    assert [v.name for v in dense.variables] == ["dense/kernel:0", "dense/bias:0"]
+    assert [tuple(v.shape) for v in dense.variables] == [(5, 3), (3,)]
+    second = layers.Dense(2)
+    second(y)
+    assert second.bias.name == "dense_1/bias:0"
+
+
+def test_model_tracks_layers_and_variables_in_attributes_lists_and_dicts():
+    model = Blocks()
+    model(np.ones((2, 5)))
+    names = [v.name for v in model.trainable_variables]
+    assert names == [
+        "dense/kernel:0",
+        "dense/bias:0",
+        "dense_1/kernel:0",
+        "dense_1/bias:0",
+        "dense_2/kernel:0",
+        "dense_2/bias:0",
+        "scale:0",
+    ]
+    assert [v.name for v in model.non_trainable_variables] == ["offset:0"]
+    assert len(model.variables) == 8
+    assert [layer.name for layer in model.layers] == ["dense", "dense_1", "dense_2"]
+    model.stack[0].trainable = False  # freezing a layer moves its weights to non_trainable_variables
+    assert [v.name for v in model.non_trainable_variables][:2] == ["dense/kernel:0", "dense/bias:0"]
+    assert model.count_params() == (5 * 4 + 4) + (4 * 3 + 3) + (3 * 2 + 2) + 2
+
+
+def test_model_gradients_reach_every_trainable_variable():
+    model = Blocks()
+    x = np.random.default_rng(0).normal(size=(4, 5)).astype(np.float32)
+    with mt.GradientTape() as tape:
+        loss = mt.reduce_sum(model(x) ** 2)
+    grads = tape.gradient(loss, model.trainable_variables)
+    assert all(g is not None for g in grads)
+    assert [tuple(g.shape) for g in grads] == [tuple(v.shape) for v in model.trainable_variables]
+
+
+def test_each_call_runs_inside_name_scopes_of_model_and_layer():
+    model = Blocks()
+    model(np.ones((1, 5)))  # build outside the tape
+    with mt.GradientTape() as tape:
+        model(np.ones((1, 5)))
+    scopes = [op.scope for op in tape._records]
+    assert "blocks/dense" in scopes and "blocks/dense_1" in scopes and "blocks/dense_2" in scopes
+    assert all(s.startswith("blocks") for s in scopes)
+    matmul_scopes = [op.scope for op in tape._records if op.type == "MatMul"]
+    assert matmul_scopes == ["blocks/dense", "blocks/dense_1", "blocks/dense_2"]
+
+
+def test_sequential_with_input_builds_at_once_and_summarises():
+    model = keras.Sequential([keras.Input(shape=(8, 8, 1)), layers.Conv2D(4, 3, activation="relu"), layers.Flatten()])
+    model.add(layers.Dense(10))
+    assert model.built and len(model.layers) == 3
+    lines = []
+    model.summary(print_fn=lines.append)
+    text = lines[0]
+    assert 'Model: "sequential"' in text
+    assert "conv2d (Conv2D)" in text and "(None, 6, 6, 4)" in text and "(None, 144)" in text
+    assert "Total params: 1,490" in text and "Non-trainable params: 0" in text
+
+
+def test_summary_before_build_says_how_to_build():
+    with pytest.raises(ValueError, match="has not yet been built"):
+        keras.Sequential([layers.Dense(2)]).summary()
+
+
+def test_subclass_must_call_super_init():
+    class Broken(keras.Model):
+        def __init__(self):
+            self.dense = layers.Dense(1)
+
+        def call(self, x):
+            return self.dense(x)
+
+    with pytest.raises(RuntimeError, match="super\\(\\).__init__"):
+        Broken()(np.ones((1, 2)))
+
+
+def test_dropout_is_active_only_when_training_and_training_reaches_inner_layers():
+    class Net(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.drop = layers.Dropout(0.5)
+
+        def call(self, x):
+            return self.drop(x)
+
+    x = np.ones((200, 10), np.float32)
+    net = Net()
+    np.testing.assert_array_equal(net(x).numpy(), x)
+    np.testing.assert_array_equal(net(x, training=False).numpy(), x)
+    dropped = net(x, training=True).numpy()
+    assert set(np.unique(dropped)) == {0.0, 2.0}  # kept values are scaled by 1 / (1 - rate)
+    assert 0.4 < np.mean(dropped == 0) < 0.6
+
+
+def test_float_inputs_are_cast_to_the_layer_dtype():
+    dense = layers.Dense(2)
+    assert dense(np.ones((1, 3))).dtype == mt.float32  # float64 numpy in, float32 weights and output
+    wide = layers.Dense(2, dtype="float64")
+    assert wide(np.ones((1, 3), np.float32)).dtype == mt.float64
+    assert wide.kernel.dtype == mt.float64
+
+
+# ---- gradients of every layer, in float64 ------------------------------------------------------------
+def _check_layer(layer, x):
+    """Check d layer(x) / d x and / d each weight: the weights are swapped for the checker's tensors."""
+    layer(x)  # build first
+    owners = [(owner, name) for owner in [layer, *layer.layers] for name, value in vars(owner).items()]
+    slots = [(o, n) for o, n in owners if isinstance(getattr(o, n), mt.Variable)]
+    assert len(slots) == len(layer.trainable_variables)  # every weight is checked
+
+    def f(inp, *weights):
+        saved = [getattr(o, n) for o, n in slots]
+        for (o, n), w in zip(slots, weights):
+            setattr(o, n, w)
+        try:
+            return layer(inp)
+        finally:
+            for (o, n), v in zip(slots, saved):
+                setattr(o, n, v)
+
+    check_gradients(f, [x, *[getattr(o, n).numpy() for o, n in slots]], order=1)
+
+
+def _image(shape=(2, 6, 7, 3)):
+    return np.random.default_rng(1).normal(size=shape)
+
+
+@pytest.mark.parametrize(
+    "make, shape",
+    [
+        (lambda: layers.Dense(3, activation="tanh", dtype="float64"), (4, 5)),
+        (lambda: layers.Dense(3, activation="softmax", dtype="float64"), (2, 3, 5)),
+        (lambda: layers.Conv2D(4, 3, padding="valid", activation="sigmoid", dtype="float64"), (2, 6, 7, 3)),
+        (lambda: layers.Conv2D(4, (3, 2), padding="same", dtype="float64"), (2, 6, 7, 3)),
+        (lambda: layers.Conv2D(2, 3, strides=2, padding="same", dtype="float64"), (2, 6, 7, 3)),
+        (lambda: layers.Conv2D(2, 2, strides=(2, 3), padding="valid", dtype="float64"), (2, 6, 7, 3)),
+        (lambda: layers.MaxPool2D(dtype="float64"), (2, 6, 7, 3)),
+        (lambda: layers.MaxPool2D(3, strides=2, padding="same", dtype="float64"), (2, 6, 7, 3)),
+        (lambda: layers.Flatten(dtype="float64"), (2, 3, 4)),
+        (lambda: layers.ReLU(dtype="float64"), (3, 4)),
+        (lambda: layers.Activation("tanh", dtype="float64"), (3, 4)),
+        (lambda: layers.Dropout(0.5, dtype="float64"), (3, 4)),
+    ],
+)
+def test_layer_gradients_match_finite_differences(make, shape):
+    _check_layer(make(), _image(shape))
+
+
+def test_dropout_gradient_while_training_matches_finite_differences():
+    x = _image((3, 4))
+
+    def f(inp):
+        mt.random.set_seed(7)  # the same mask at every evaluation
+        return layers.Dropout(0.5, dtype="float64")(inp, training=True)
+
+    check_gradients(f, [x])
+
+
+def test_whole_cnn_gradients_in_float64():
+    keras.backend.set_floatx("float64")
+    try:
+        model = keras.Sequential(
+            [
+                layers.Conv2D(3, 3, padding="same", activation="relu"),
+                layers.MaxPool2D(),
+                layers.Flatten(),
+                layers.Dense(4, activation="softmax"),
+            ]
+        )
+        _check_layer(model, _image((2, 4, 4, 1)))
+    finally:
+        keras.backend.set_floatx("float32")
+
+
+# ---- clear errors for bad input -----------------------------------------------------------------------
+def test_wrong_input_rank_names_layer_and_shape():
+    with pytest.raises(ValueError, match=r'layer "dense".*rank >= 2.*\(5,\)'):
+        layers.Dense(2)(np.ones(5))
+    with pytest.raises(ValueError, match=r'layer "conv2d".*4-D input.*\(2, 8, 8\).*x\[\.\.\., None\]'):
+        layers.Conv2D(2, 3)(np.ones((2, 8, 8)))
+    with pytest.raises(ValueError, match=r'layer "max_pooling2d".*4-D input.*\(8, 8\)'):
+        layers.MaxPool2D()(np.ones((8, 8)))
+
+
+def test_different_feature_size_after_build_names_layer_and_sizes():
+    dense = layers.Dense(2)
+    dense(np.ones((1, 4)))
+    with pytest.raises(ValueError, match=r'layer "dense".*size 4.*\(1, 3\)'):
+        dense(np.ones((1, 3)))
+    conv = layers.Conv2D(2, 3)
+    conv(np.ones((1, 5, 5, 1)))
+    with pytest.raises(ValueError, match=r'layer "conv2d".*channels.*size 1.*\(1, 5, 5, 3\)'):
+        conv(np.ones((1, 5, 5, 3)))
+
+
+def test_too_small_image_for_valid_padding():
+    with pytest.raises(ValueError, match=r"conv2d.*at least 3x3.*padding='same'"):
+        layers.Conv2D(2, 3)(np.ones((1, 2, 2, 1)))
+
+
+def test_unknown_activation_and_bad_arguments():
+    with pytest.raises(ValueError, match="Unknown activation function: 'relux'.*relu"):
+        layers.Dense(2, activation="relux")
+    with pytest.raises(ValueError, match="padding must be 'valid' or 'same'"):
+        layers.Conv2D(2, 3, padding="full")
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        layers.Dense(2, unit=3)

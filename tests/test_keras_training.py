@@ -1,0 +1,293 @@
+"""mt.keras training: losses, optimizers, compile/fit/evaluate/predict, the hand-written loop, digits accuracy."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from threadpoolctl import threadpool_limits
+
+import minitape as mt
+
+keras = mt.keras
+layers = mt.keras.layers
+
+
+@pytest.fixture(autouse=True)
+def fresh_session():
+    keras.backend.clear_session()
+    mt.random.set_seed(0)
+    with threadpool_limits(limits=1):
+        yield
+
+
+@pytest.fixture(scope="module")
+def digits():
+    (x_train, y_train), (x_test, y_test) = keras.datasets.digits.load_data()
+    return (x_train / 16.0, y_train), (x_test / 16.0, y_test)
+
+
+class CNN(keras.Model):
+    """The lesson's model: Conv2D 16 relu, MaxPool, Conv2D 32 relu, MaxPool, Flatten, Dense 256 relu, Dense softmax."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = layers.Conv2D(16, 3, padding="same", activation="relu")
+        self.pool1 = layers.MaxPool2D()
+        self.conv2 = layers.Conv2D(32, 3, padding="same", activation="relu")
+        self.pool2 = layers.MaxPool2D()
+        self.flatten = layers.Flatten()
+        self.d1 = layers.Dense(256, activation="relu")
+        self.d2 = layers.Dense(10, activation="softmax")
+
+    def call(self, x):
+        x = self.pool1(self.conv1(x))
+        x = self.pool2(self.conv2(x))
+        return self.d2(self.d1(self.flatten(x)))
+
+
+# ---- the dataset ------------------------------------------------------------------------------------
+def test_digits_load_data_has_a_fixed_documented_split():
+    (x_train, y_train), (x_test, y_test) = keras.datasets.digits.load_data()
+    assert x_train.shape == (1437, 8, 8) and x_test.shape == (360, 8, 8)
+    assert x_train.dtype == np.uint8 and y_train.dtype == np.uint8
+    assert x_train.max() == 16 and x_train.min() == 0
+    assert set(np.unique(y_test)) == set(range(10))
+    (again, _), _ = keras.datasets.digits.load_data()
+    np.testing.assert_array_equal(again, x_train)
+    x_train[0] = 0  # callers get copies: the next load is unaffected
+    assert keras.datasets.digits.load_data()[0][0][0].max() > 0
+
+
+# ---- losses -----------------------------------------------------------------------------------------
+def test_losses_match_their_formulas():
+    p = np.array([[0.7, 0.2, 0.1], [0.1, 0.1, 0.8]])
+    y = np.array([0, 2])
+    want = -np.mean(np.log([0.7, 0.8]))
+    assert np.isclose(float(keras.losses.SparseCategoricalCrossentropy()(y, p)), want)
+    assert np.isclose(float(keras.losses.get("categorical_crossentropy")(np.eye(3)[y], p)), want)
+    logits = np.log(p) + 3.0  # softmax is shift invariant
+    assert np.isclose(float(keras.losses.SparseCategoricalCrossentropy(from_logits=True)(y, logits)), want)
+    t, q = np.array([[1.0], [0.0]]), np.array([[0.9], [0.3]])
+    assert np.isclose(float(keras.losses.BinaryCrossentropy()(t, q)), -np.mean([np.log(0.9), np.log(0.7)]))
+    assert np.isclose(float(keras.losses.get("mse")(t, q)), np.mean((t - q) ** 2))
+
+
+def test_crossentropy_of_a_saturated_softmax_is_finite():
+    p = np.array([[1.0, 0.0]], np.float32)
+    loss = keras.losses.SparseCategoricalCrossentropy()(np.array([1]), p)
+    assert np.isfinite(float(loss)) and float(loss) > 10
+    big = np.array([[1000.0, -1000.0]], np.float32)
+    assert np.isfinite(float(keras.losses.SparseCategoricalCrossentropy(from_logits=True)(np.array([1]), big)))
+
+
+def test_label_out_of_range_names_the_loss_and_shapes():
+    pattern = r"SparseCategoricalCrossentropy: label 10 is out of range.*\(2, 10\).*\[0, 10\)"
+    with pytest.raises(ValueError, match=pattern):
+        keras.losses.SparseCategoricalCrossentropy()(np.array([3, 10]), np.full((2, 10), 0.1))
+    with pytest.raises(ValueError, match=r"SparseCategoricalCrossentropy.*3 examples.*2"):
+        keras.losses.SparseCategoricalCrossentropy()(np.array([1, 2, 3]), np.full((2, 10), 0.1))
+    with pytest.raises(ValueError, match=r"CategoricalCrossentropy.*\(2,\).*\(2, 3\).*SparseCategoricalCrossentropy"):
+        keras.losses.CategoricalCrossentropy()(np.array([1, 2]), np.full((2, 3), 0.3))
+
+
+def test_unknown_names_list_the_known_ones():
+    with pytest.raises(ValueError, match="Unknown loss function: 'crossentropy'.*sparse_categorical_crossentropy"):
+        keras.Sequential([layers.Dense(1)]).compile("adam", loss="crossentropy")
+    with pytest.raises(ValueError, match="Unknown optimizer: 'adamw'.*adam"):
+        keras.Sequential([layers.Dense(1)]).compile("adamw", loss="mse")
+    with pytest.raises(ValueError, match="Unknown metric"):
+        keras.Sequential([layers.Dense(1)]).compile("adam", loss="mse", metrics=["precision@k"])
+
+
+# ---- optimizers -------------------------------------------------------------------------------------
+def _run(optimizer, grads):
+    v = mt.Variable([1.0, -2.0], name="w")
+    for g in grads:
+        optimizer.apply_gradients([(mt.constant(g), v)])
+    return v.numpy()
+
+
+def test_sgd_with_momentum_follows_its_update_rule():
+    grads = [np.array([0.5, -1.0]), np.array([0.25, 2.0]), np.array([-1.0, 0.5])]
+    w, velocity = np.array([1.0, -2.0]), np.zeros(2)
+    for g in grads:
+        velocity = 0.9 * velocity - 0.1 * g
+        w = w + velocity
+    np.testing.assert_allclose(_run(keras.optimizers.SGD(0.1, momentum=0.9), grads), w, rtol=1e-6)
+    np.testing.assert_allclose(_run(keras.optimizers.SGD(0.1), grads[:1]), [0.95, -1.9], rtol=1e-6)
+
+
+def test_adam_follows_its_update_rule():
+    grads = [np.array([0.5, -1.0]), np.array([0.25, 2.0]), np.array([-1.0, 0.5])]
+    w, m, s = np.array([1.0, -2.0]), np.zeros(2), np.zeros(2)
+    for t, g in enumerate(grads, start=1):
+        m = 0.9 * m + 0.1 * g
+        s = 0.999 * s + 0.001 * g * g
+        w = w - 0.01 * (m / (1 - 0.9**t)) / (np.sqrt(s / (1 - 0.999**t)) + 1e-7 / np.sqrt(1 - 0.999**t))
+    np.testing.assert_allclose(_run(keras.optimizers.Adam(0.01), grads), w, rtol=1e-5)
+
+
+def test_no_gradients_at_all_is_an_error_that_explains_the_usual_causes():
+    model = keras.Sequential([layers.Dense(2)])
+    y = model(np.ones((1, 3)))  # forward pass outside the tape
+    with mt.GradientTape() as tape:
+        loss = mt.reduce_sum(y)
+    grads = tape.gradient(loss, model.trainable_variables)
+    with pytest.raises(ValueError, match=r"No gradients provided for any variable.*dense/kernel:0.*outside.*numpy"):
+        keras.optimizers.Adam().apply_gradients(zip(grads, model.trainable_variables))
+
+
+def test_some_missing_gradients_warn_and_name_the_variables():
+    a, b = mt.Variable(1.0, name="used"), mt.Variable(2.0, name="unused")
+    with mt.GradientTape() as tape:
+        loss = a * 3.0
+    grads = tape.gradient(loss, [a, b])
+    with pytest.warns(UserWarning, match=r"Gradients do not exist for variables \['unused:0'\]"):
+        keras.optimizers.SGD(0.1).apply_gradients(zip(grads, [a, b]))
+    assert np.isclose(a.numpy(), 0.7) and b.numpy() == 2.0
+
+
+# ---- fit and the hand-written loop ------------------------------------------------------------------
+def test_fit_and_a_hand_written_train_step_give_identical_weights(digits):
+    (x, y), _ = digits
+    x, y = x[:160, ..., None].astype(np.float32), y[:160]
+
+    keras.backend.clear_session()
+    mt.random.set_seed(42)
+    by_hand = CNN()
+    optimizer = keras.optimizers.Adam()
+    loss_fn = keras.losses.SparseCategoricalCrossentropy()
+
+    def train_step(images, labels):
+        with mt.GradientTape() as tape:
+            predictions = by_hand(images, training=True)
+            loss = loss_fn(labels, predictions)
+        gradients = tape.gradient(loss, by_hand.trainable_variables)
+        optimizer.apply_gradients(zip(gradients, by_hand.trainable_variables))
+        return loss
+
+    for _epoch in range(2):
+        for start in range(0, len(x), 32):
+            train_step(x[start : start + 32], y[start : start + 32])
+
+    keras.backend.clear_session()
+    mt.random.set_seed(42)
+    fitted = CNN()
+    fitted.compile(optimizer=keras.optimizers.Adam(), loss=keras.losses.SparseCategoricalCrossentropy())
+    fitted.fit(x, y, batch_size=32, epochs=2, shuffle=False, verbose=0)
+
+    assert [v.name for v in fitted.trainable_variables] == [v.name for v in by_hand.trainable_variables]
+    assert fitted.optimizer.iterations == optimizer.iterations == 10
+    for a, b in zip(by_hand.trainable_variables, fitted.trainable_variables):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    keras.backend.clear_session()
+    mt.random.set_seed(42)
+    untrained = CNN()
+    untrained(x[:1])
+    assert not np.array_equal(untrained.d2.kernel.numpy(), fitted.d2.kernel.numpy())  # training moved the weights
+
+
+def test_an_mlp_reaches_97_percent_on_digits(digits):
+    (x_train, y_train), (x_test, y_test) = digits
+    model = keras.Sequential(
+        [layers.Flatten(), layers.Dense(256, activation="relu"), layers.Dense(10, activation="softmax")]
+    )
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+    history = model.fit(x_train, y_train, epochs=30, verbose=0, validation_data=(x_test, y_test))
+    loss, accuracy = model.evaluate(x_test, y_test, verbose=0)
+    assert accuracy >= 0.97
+    assert history.history["loss"][-1] < history.history["loss"][0]
+    assert sorted(history.history) == ["accuracy", "loss", "val_accuracy", "val_loss"]
+    assert np.isclose(history.history["val_accuracy"][-1], accuracy)
+    predicted = model.predict(x_test, verbose=0)
+    assert predicted.shape == (360, 10)
+    assert np.isclose(np.mean(np.argmax(predicted, axis=1) == y_test), accuracy)
+
+
+def test_fit_prints_a_keras_style_epoch_line_and_is_silent_with_verbose_0(capsys):
+    x, y = np.random.default_rng(0).normal(size=(40, 3)), np.arange(40) % 2
+    model = keras.Sequential([layers.Dense(2, activation="softmax")])
+    model.compile("sgd", "sparse_categorical_crossentropy", metrics=["accuracy"])
+    model.fit(x, y, batch_size=16, epochs=2, verbose=1)
+    out = capsys.readouterr().out
+    assert "Epoch 1/2" in out and "Epoch 2/2" in out
+    assert "3/3 [==============================]" in out and "- loss: " in out and "- accuracy: " in out
+    model.fit(x, y, epochs=1, verbose=0)
+    model.evaluate(x, y, verbose=0)
+    model.predict(x, verbose=0)
+    assert capsys.readouterr().out == ""
+
+
+def test_fit_reports_the_epoch_mean_loss_that_evaluate_would_give_before_training():
+    x, y = np.random.default_rng(1).normal(size=(50, 4)), np.random.default_rng(2).normal(size=(50, 1))
+    model = keras.Sequential([layers.Dense(1)])
+    model.compile(keras.optimizers.SGD(0.0), "mse")  # learning rate 0: weights never move
+    before = model.evaluate(x, y, batch_size=7, verbose=0)
+    history = model.fit(x, y, batch_size=16, epochs=1, verbose=0)
+    assert np.isclose(history.history["loss"][0], before, rtol=1e-5)
+    assert np.isclose(before, np.mean((model.predict(x, verbose=0) - y) ** 2), rtol=1e-5)
+
+
+def test_overriding_train_step_keeps_fit_working():
+    calls = []
+
+    class Counting(keras.Sequential):
+        def train_step(self, data):
+            calls.append(len(data[0]))
+            return super().train_step(data)
+
+    model = Counting([layers.Dense(1)])
+    model.compile("sgd", "mse")
+    model.fit(np.ones((10, 2)), np.ones((10, 1)), batch_size=4, verbose=0)
+    assert calls == [4, 4, 2]
+
+
+def test_x_and_y_of_different_lengths_is_a_clear_error():
+    model = keras.Sequential([layers.Dense(1)])
+    model.compile("sgd", "mse")
+    with pytest.raises(ValueError, match=r"fit\(\): x and y have different lengths: x has 10 .*\(10, 2\).* y has 9"):
+        model.fit(np.ones((10, 2)), np.ones((9, 1)), verbose=0)
+    with pytest.raises(ValueError, match=r"evaluate\(\): x and y have different lengths"):
+        model.evaluate(np.ones((10, 2)), np.ones((9, 1)), verbose=0)
+
+
+def test_fit_before_compile_says_to_compile():
+    with pytest.raises(RuntimeError, match=r"compile your model.*model.compile\("):
+        keras.Sequential([layers.Dense(1)]).fit(np.ones((2, 2)), np.ones((2, 1)), verbose=0)
+
+
+def test_labels_out_of_range_during_fit_name_the_loss():
+    model = keras.Sequential([layers.Dense(3, activation="softmax")])
+    model.compile("adam", "sparse_categorical_crossentropy")
+    with pytest.raises(ValueError, match=r"label 5 is out of range.*\[0, 3\).*last Dense layer"):
+        model.fit(np.ones((4, 2)), np.array([0, 1, 2, 5]), verbose=0)
+
+
+def test_shuffled_fit_is_repeatable_with_a_fixed_seed():
+    x, y = np.random.default_rng(3).normal(size=(64, 3)), np.arange(64) % 3
+
+    def train():
+        keras.backend.clear_session()
+        mt.random.set_seed(5)
+        model = keras.Sequential([layers.Dense(8, activation="relu"), layers.Dropout(0.3), layers.Dense(3)])
+        model.compile(keras.optimizers.SGD(0.1, momentum=0.9), keras.losses.SparseCategoricalCrossentropy(True))
+        model.fit(x, y, batch_size=8, epochs=2, verbose=0)
+        return model.get_weights()
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        first, second = train(), train()
+    for a, b in zip(first, second):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_metrics_objects_for_a_custom_loop():
+    mean, accuracy = keras.metrics.Mean(name="train_loss"), keras.metrics.SparseCategoricalAccuracy()
+    mean(mt.constant(2.0))
+    mean(mt.constant(4.0))
+    accuracy.update_state(np.array([0, 1, 1]), np.array([[0.9, 0.1], [0.2, 0.8], [0.6, 0.4]]))
+    assert float(mean.result()) == 3.0 and np.isclose(float(accuracy.result()), 2 / 3)
+    mean.reset_state()
+    assert float(mean.result()) == 0.0
