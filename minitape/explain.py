@@ -48,7 +48,7 @@ KINDS = {
     "no_path": "the target does not depend on the source",
 }
 
-_ASSIGNS = ("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp")
+_ASSIGNS = {"AssignVariableOp": "assign", "AssignAddVariableOp": "assign_add", "AssignSubVariableOp": "assign_sub"}
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,9 @@ class Explanation:
         for r in self.reasons:
             colour, verdict = ("#e6f4ea", "connected") if r.connected else ("#fdecea", "None")
             rows.append(
-                f'<tr style="background:{colour}"><td><code>{html.escape(r.source)}</code></td>'
+                # explicit text colour: the light backgrounds must stay readable under a dark notebook theme
+                f'<tr style="background:{colour};color:#202124;vertical-align:top">'
+                f"<td><code>{html.escape(r.source)}</code></td>"
                 f"<td><b>{verdict}</b></td><td>{html.escape(r.message)}</td><td>{html.escape(r.fix)}</td>"
                 f"<td><code>{html.escape(r.kind)}</code></td></tr>"
             )
@@ -327,7 +329,7 @@ def _cut_reason(name: str, op: Any, kind: str) -> Reason:
         variable = op.input_refs[0]()
         var_name = _plain(variable.name) if variable is not None else "a variable"
         message = (
-            f"the value computed from {name} was stored with {var_name}.assign... at {at} ({op.type}): the tape "
+            f"the value computed from {name} went into {var_name}.{_ASSIGNS[op.type]}(...) at {at}: the tape "
             f"does not differentiate through assignments, so later reads of {var_name} start afresh."
         )
         fix = "use the computed value directly instead of storing it in a variable inside the tape."
