@@ -376,3 +376,15 @@ def test_check_gradients_catches_a_wrong_first_and_second_derivative():
     check_gradients(wrong_second, [x], order=1)
     with pytest.raises(AssertionError, match="derivative order 2"):
         check_gradients(wrong_second, [x], order=2)
+
+
+def test_sigmoid_and_softplus_are_accurate_in_both_tails():
+    z = mt.constant([-80.0, -20.0, 0.0, 20.0, 100.0])
+    expected = 1 / (1 + np.exp(-np.array([-80.0, -20.0, 0.0, 20.0, 100.0])))
+    np.testing.assert_allclose(mt.sigmoid(z).numpy(), expected, rtol=1e-6)  # float32 keeps e^-20 and e^-80
+    with mt.GradientTape() as tape:
+        tape.watch(z)
+        y = mt.nn.softplus(z)
+    np.testing.assert_allclose(y.numpy(), np.logaddexp(0, z.numpy()), rtol=1e-6)
+    np.testing.assert_allclose(tape.gradient(y, z).numpy(), expected, rtol=1e-6)
+    assert np.isfinite(mt.math.log(mt.sigmoid(mt.constant(-80.0))).numpy())

@@ -84,6 +84,12 @@ def _broadcasting(np_fn):
     return forward
 
 
+def _sigmoid(a):
+    """1/(1+e^-x) without overflow, and accurate far into the negative tail (where it is e^x/(1+e^x))."""
+    e = np.exp(-np.abs(a))
+    return np.where(a >= 0, 1 / (1 + e), e / (1 + e))
+
+
 # fmt: off
 # ---- binary --------------------------------------------------------------------------------------
 add      = defop("AddV2",   _broadcasting(np.add),      _binary_rule(lambda op, g: g,       lambda op, g: g),        keep="nothing", **BIN)  # d(a+b) = da + db
@@ -104,7 +110,7 @@ sin        = defop("Sin",        np.sin,        lambda op, g: g * cos(x(op)),   
 cos        = defop("Cos",        np.cos,        lambda op, g: -g * sin(x(op)),           keep="inputs")   # cos' = -sin
 tan        = defop("Tan",        np.tan,        lambda op, g: g * (1 + square(z(op))),   keep="outputs")  # tan' = 1 + tan^2
 tanh       = defop("Tanh",       np.tanh,       lambda op, g: g * (1 - square(z(op))),   keep="outputs")  # tanh' = 1 - tanh^2
-sigmoid    = defop("Sigmoid",    lambda a: 0.5 * (np.tanh(0.5 * a) + 1),  # stable form of 1/(1+e^-x)
+sigmoid    = defop("Sigmoid",    lambda a: _sigmoid(a),
                                                 lambda op, g: g * z(op) * (1 - z(op)),   keep="outputs")  # s' = s(1-s)
 square     = defop("Square",     np.square,     lambda op, g: g * 2 * x(op),             keep="inputs")   # (x^2)' = 2x
 sqrt       = defop("Sqrt",       np.sqrt,       lambda op, g: g * 0.5 / z(op),           keep="outputs")  # (sqrt x)' = 1/(2 sqrt x)
