@@ -123,10 +123,10 @@ class _TapeView:
         self.tape = tape
         self.records = tape._records
         self.watched = tape._watched
-        self.timeline = tape._timeline
-        self.escapes = _dated_escapes(tape._escapes, self.timeline)
+        self.escapes = _dated_escapes(tape._escapes, tape._timeline)
+        self.timeline = [(event, counter) for event, counter in tape._timeline if event != "numpy"]
         self.recorded_ids = {i for op in self.records for i in op.output_ids}
-        self.entered = self.timeline[0][1] if self.timeline else None  # id counter when the block began
+        self.entered = next((counter for event, counter in self.timeline if event == "enter"), None)
 
     def when(self, tensor_id: int) -> str:
         """The tape's state when this id was made: before_enter, before_watch, recording, paused, after_*."""
