@@ -156,3 +156,28 @@ def test_gradients_are_linear_in_the_target(shapes, scale, seed):
         lhs = tape.gradient(combined, source).numpy()
         rhs = tape.gradient(f, source).numpy() * scale + tape.gradient(g, source).numpy()
         np.testing.assert_allclose(lhs, rhs, rtol=1e-12, atol=1e-12)
+
+
+@FEW
+@given(
+    shapes=mutually_broadcastable_shapes(num_shapes=2, max_dims=3, max_side=3),
+    op=st.sampled_from(sorted(BINARY)),
+    seed=seeds,
+)
+def test_forward_mode_agrees_with_reverse_mode(shapes, op, seed):
+    fn, signed = BINARY[op]
+    a = values(seed, shapes.input_shapes[0], signed=signed)
+    b = values(seed + 1, shapes.input_shapes[1]) + 0.01
+    rng = np.random.default_rng(seed + 2)
+    va, vb = rng.normal(size=a.shape), rng.normal(size=b.shape)
+    weights = rng.normal(size=shapes.result_shape)
+    ta, tb = mt.constant(a), mt.constant(b)
+    with mt.autodiff.ForwardAccumulator([ta, tb], [mt.constant(va), mt.constant(vb)]) as acc:
+        with mt.GradientTape() as tape:
+            tape.watch([ta, tb])
+            y = fn(ta, tb)
+    ga, gb = tape.gradient(y, [ta, tb], output_gradients=mt.constant(weights))
+    # <w, J v> from forward mode equals <J^T w, v> from reverse mode
+    forward = float(np.sum(acc.jvp(y).numpy() * weights))
+    reverse = float(np.sum(ga.numpy() * va) + np.sum(gb.numpy() * vb))
+    assert forward == pytest.approx(reverse, rel=1e-10, abs=1e-12)
