@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import time
 from pathlib import Path
@@ -17,6 +18,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "lesson_sources"))
 
 import nb  # noqa: E402
+
+# The kernels import this working tree's packages (minitape, widgets), whatever an older install maps.
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE.parent), os.environ.get("PYTHONPATH")]))
 
 
 def lesson_modules() -> list:

@@ -1,6 +1,6 @@
 """Lesson 02: what a tape records and what it watches."""
 
-from nb import code, md, solution
+from nb import code, md, solution, volatile
 
 NAME = "02_recording_and_watching.ipynb"
 TITLE = "Recording and watching"
@@ -82,8 +82,26 @@ CELLS = [
     print(tape.stats())
     """),
     md("""
-    *The tape visualizer (`widgets.TapeView`) comes here: the same tape drawn as a graph, with its forward and
-    backward passes animated step by step.*
+    ### The same tape, drawn
+
+    `widgets.TapeView(tape, target, sources)` draws the records as a graph: the variable `x` on the left, one node
+    per op, the target `y` on the right. Press ▶ to replay the forward pass (each op lights up with the value it
+    produced), then the backward pass: from the seed $1$ at `y`, each step multiplies by an op's local derivative,
+    and where `a` fans out (into `Sin` and into the sum) the two contributions are added. Click a node for its
+    value, gradient, shape and dtype. The view needs the records, so record on a persistent tape (or create the
+    view before calling `gradient`).
+    """),
+    volatile("""
+    import widgets
+
+    with mt.GradientTape(persistent=True) as tape:
+        a = x * x
+        b = mt.sin(a)
+        y = a + b
+
+    view = widgets.TapeView(tape, y, [x])
+    assert view.n_steps > len(tape._records)  # forward steps, then backward steps
+    view
     """),
     md("""
     ## 3. Watching only what you ask for

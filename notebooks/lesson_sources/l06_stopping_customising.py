@@ -142,8 +142,21 @@ CELLS = [
     md("""
     ## 5. Seeing it on the tape
 
-    *The tape visualizer (`widgets.TapeView`) comes here: it animates the backward pass of the naive softplus and
-    highlights where the infinity, then the NaN, first appear.*
+    The tape visualizer replays the naive softplus at $z = 100$: step forward to see `Exp` produce `inf`, then
+    backward to see $\\frac{1}{u} = 0$ meet $e^z = \\infty$ and turn into NaN. Both are highlighted where they
+    first appear.
+    """),
+    volatile("""
+    import widgets
+
+    z = mt.constant(100.0)
+    with mt.GradientTape(persistent=True) as tape:
+        tape.watch(z)
+        y = naive_softplus(z)
+
+    view = widgets.TapeView(tape, y, [z])
+    assert np.isnan(float(tape.gradient(y, z)))
+    view
     """),
     md(r"""
     ## Exercises
