@@ -1,8 +1,9 @@
 """2-D convolution and max pooling on NHWC tensors, vectorised with numpy.
 
-Windows come from `sliding_window_view` (a view, no copy); one `tensordot` over them
-is the im2col matrix product. Scattering back (the input gradient) loops over the
-kernel offsets only (kh * kw steps, e.g. 9), never over pixels or batch items.
+A convolution is one matrix product over im2col rows (every window of the input, laid
+out as a row). The rows are gathered, and the input gradient scattered back, by a
+loop over the kernel offsets only (kh * kw strided views, e.g. 9), never over pixels
+or batch items; max pooling walks the same offsets with np.maximum.
 
 The gradient ops are primitives too, and their gradients are again these ops:
     Conv2D(x, w)                  -> dx = Conv2DBackpropInput(dy, w), dw = Conv2DBackpropFilter(x, dy)
@@ -15,7 +16,6 @@ so derivatives of every order work.
 from __future__ import annotations
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from minitape.errors import InvalidArgumentError
 from minitape.registry import defop
@@ -38,25 +38,42 @@ def _geometry(in_hw, k_hw, strides, padding):
 
 
 def _pad(x: np.ndarray, pads, value=0) -> np.ndarray:
-    return np.pad(x, pads, constant_values=value) if any(p for pair in pads for p in pair) else x
+    """Pad height and width; np.pad costs more than the convolution itself on small images."""
+    (pt, pb), (pl, pr) = pads[1], pads[2]
+    if not (pt or pb or pl or pr):
+        return x
+    n, h, w, c = x.shape
+    out = np.full((n, h + pt + pb, w + pl + pr, c), value, dtype=x.dtype)
+    out[:, pt : pt + h, pl : pl + w] = x
+    return out
 
 
-def _windows(x: np.ndarray, k_hw, strides, pads, value=0) -> np.ndarray:
-    """(N, Ho, Wo, C, kh, kw) view of every window of the padded input."""
-    win = sliding_window_view(_pad(x, pads, value), k_hw, axis=(1, 2))
-    return win[:, :: strides[0], :: strides[1]]
+def _offsets(k_hw, strides, out_hw):
+    """For each kernel offset (i, j), the index of the input pixels it meets at every output position."""
+    (sh, sw), (oh, ow) = strides, out_hw
+    for i in range(k_hw[0]):  # kernel offsets only (kh * kw steps, e.g. 9): each step is one strided view
+        for j in range(k_hw[1]):
+            yield (slice(None), slice(i, i + sh * oh, sh), slice(j, j + sw * ow, sw))
 
 
-def _scatter_windows(cols: np.ndarray, in_shape, k_hw, strides, pads) -> np.ndarray:
-    """The adjoint of `_windows`: add each window's values (N, Ho, Wo, kh, kw, C) back at its place."""
+def _im2col(x: np.ndarray, k_hw, strides, out_hw, pads) -> np.ndarray:
+    """(N*Ho*Wo, kh*kw*C): row r holds the window of output pixel r, in the filter's (kh, kw, C) order."""
+    xp = _pad(x, pads)
+    n, c = x.shape[0], x.shape[3]
+    cols = np.empty((n, *out_hw, k_hw[0] * k_hw[1], c), dtype=x.dtype)
+    for k, where in enumerate(_offsets(k_hw, strides, out_hw)):
+        cols[:, :, :, k] = xp[where]
+    return cols.reshape(n * out_hw[0] * out_hw[1], -1)
+
+
+def _col2im(cols: np.ndarray, in_shape, k_hw, strides, out_hw, pads) -> np.ndarray:
+    """The adjoint of `_im2col`: add each window's values (N, Ho, Wo, kh*kw, C) back where they came from."""
     n, h, w, c = in_shape
     (pt, pb), (pl, pr) = pads[1], pads[2]
     out = np.zeros((n, h + pt + pb, w + pl + pr, c), cols.dtype)
-    _, oh, ow = cols.shape[:3]
-    sh, sw = strides
-    for i in range(k_hw[0]):  # kernel offsets only: a handful of strided adds
-        for j in range(k_hw[1]):
-            out[:, i : i + sh * oh : sh, j : j + sw * ow : sw, :] += cols[:, :, :, i, j, :]
+    cols = cols.reshape(n, *out_hw, k_hw[0] * k_hw[1], c)
+    for k, where in enumerate(_offsets(k_hw, strides, out_hw)):
+        out[where] += cols[:, :, :, k]
     return out[:, pt : pt + h, pl : pl + w, :]
 
 
@@ -78,26 +95,26 @@ def _conv2d(x, w, strides, padding):
             f"Conv2D: input has {x.shape[3]} channels (shape {x.shape}) but the filter expects {w.shape[2]} "
             f"(filter shape {w.shape})"
         )
-    (oh, ow), pads = _geometry(x.shape[1:3], w.shape[:2], strides, padding)
-    if oh <= 0 or ow <= 0:
+    out_hw, pads = _geometry(x.shape[1:3], w.shape[:2], strides, padding)
+    if out_hw[0] <= 0 or out_hw[1] <= 0:
         raise InvalidArgumentError(
             f"Conv2D: a {w.shape[0]}x{w.shape[1]} filter does not fit a {x.shape[1]}x{x.shape[2]} input with "
             "padding VALID; use padding SAME or a smaller kernel"
         )
-    win = _windows(x, w.shape[:2], strides, pads)
-    return np.tensordot(win, w, axes=([4, 5, 3], [0, 1, 2]))
+    cols = _im2col(x, w.shape[:2], strides, out_hw, pads)
+    return (cols @ w.reshape(-1, w.shape[3])).reshape(x.shape[0], *out_hw, w.shape[3])
 
 
 def _conv2d_backprop_input(dy, w, input_shape, strides, padding):
-    _, pads = _geometry(input_shape[1:3], w.shape[:2], strides, padding)
-    cols = np.tensordot(dy, w, axes=([3], [3]))  # (N, Ho, Wo, kh, kw, C)
-    return _scatter_windows(cols, input_shape, w.shape[:2], strides, pads)
+    out_hw, pads = _geometry(input_shape[1:3], w.shape[:2], strides, padding)
+    cols = dy.reshape(-1, w.shape[3]) @ w.reshape(-1, w.shape[3]).T  # (N*Ho*Wo, kh*kw*C)
+    return _col2im(cols, input_shape, w.shape[:2], strides, out_hw, pads)
 
 
 def _conv2d_backprop_filter(x, dy, filter_shape, strides, padding):
-    _, pads = _geometry(x.shape[1:3], filter_shape[:2], strides, padding)
-    win = _windows(x, filter_shape[:2], strides, pads)  # (N, Ho, Wo, C, kh, kw)
-    return np.tensordot(win, dy, axes=([0, 1, 2], [0, 1, 2])).transpose(1, 2, 0, 3)  # (kh, kw, C, F)
+    out_hw, pads = _geometry(x.shape[1:3], filter_shape[:2], strides, padding)
+    cols = _im2col(x, filter_shape[:2], strides, out_hw, pads)
+    return (cols.T @ dy.reshape(-1, filter_shape[3])).reshape(filter_shape)
 
 
 def _attrs(op):
@@ -147,56 +164,67 @@ def _pool_geometry(shape, ksize, strides, padding, what="MaxPool"):
     return (oh, ow), pads
 
 
-def _tiles(x, ksize, out_hw):
-    """Non-overlapping windows (stride == pool size, no padding) as a cheap reshape: (N, Ho, kh, Wo, kw, C)."""
-    n, _, _, c = x.shape
-    (oh, ow), (kh, kw) = out_hw, ksize
-    return x[:, : oh * kh, : ow * kw].reshape(n, oh, kh, ow, kw, c)
+def _max_pool(x, ksize, strides, padding):
+    out_hw, pads = _pool_geometry(x.shape, ksize, strides, padding)
+    xp = _pad(x, pads, -np.inf)
+    views = (xp[where] for where in _offsets(ksize, strides, out_hw))
+    out = next(views).copy()
+    for view in views:
+        np.maximum(out, view, out=out)
+    return out
 
 
 def _tiled(ksize, strides, pads) -> bool:
+    """Windows that tile the image (stride == pool size, no padding): reshapes replace the offset loops."""
     return tuple(ksize) == tuple(strides) and not any(p for pair in pads for p in pair)
 
 
-def _max_pool(x, ksize, strides, padding):
-    out_hw, pads = _pool_geometry(x.shape, ksize, strides, padding)
-    if _tiled(ksize, strides, pads):
-        return _tiles(x, ksize, out_hw).max(axis=(2, 4))
-    return _windows(x, ksize, strides, pads, -np.inf).max(axis=(4, 5))
-
-
-def _argmax_onehot(x, ksize, strides, padding):
-    """Per window, a one-hot (N, Ho, Wo, C, kh*kw) of the first maximal element (TensorFlow's choice on ties)."""
-    out_hw, pads = _pool_geometry(x.shape, ksize, strides, padding)
-    kk = ksize[0] * ksize[1]
-    if _tiled(ksize, strides, pads):
-        flat = _tiles(x, ksize, out_hw).transpose(0, 1, 3, 5, 2, 4).reshape(*x.shape[:1], *out_hw, x.shape[3], kk)
-    else:
-        flat = _windows(x, ksize, strides, pads, -np.inf).reshape(*x.shape[:1], *out_hw, x.shape[3], kk)
-    return np.argmax(flat, axis=-1)[..., None] == np.arange(kk), out_hw, pads
-
-
-def _max_pool_grad(x, dy, ksize, strides, padding):
-    hit, out_hw, pads = _argmax_onehot(x, ksize, strides, padding)
-    cols = np.where(hit, dy[..., None], 0).astype(dy.dtype)  # (N, Ho, Wo, C, kh*kw)
+def _stack_windows(x, ksize, strides, out_hw, pads):
+    """(kh*kw, N, Ho, Wo, C), contiguous: entry k holds every window's element at kernel offset k."""
     n, c = x.shape[0], x.shape[3]
     if _tiled(ksize, strides, pads):
         (oh, ow), (kh, kw) = out_hw, ksize
-        tiles = cols.reshape(n, oh, ow, c, kh, kw).transpose(0, 1, 4, 2, 5, 3).reshape(n, oh * kh, ow * kw, c)
-        return _pad(tiles, ((0, 0), (0, x.shape[1] - oh * kh), (0, x.shape[2] - ow * kw), (0, 0)))
-    cols = cols.reshape(n, *out_hw, c, *ksize).transpose(0, 1, 2, 4, 5, 3)
-    return _scatter_windows(cols, x.shape, ksize, strides, pads)
+        tiles = x[:, : oh * kh, : ow * kw].reshape(n, oh, kh, ow, kw, c).transpose(2, 4, 0, 1, 3, 5)
+        return np.ascontiguousarray(tiles).reshape(kh * kw, n, oh, ow, c)
+    xp = _pad(x, pads, -np.inf)
+    return np.stack([xp[where] for where in _offsets(ksize, strides, out_hw)])
+
+
+def _argmax(x, ksize, strides, padding):
+    """Per output position, the kernel offset holding the first maximum (TensorFlow's choice on ties)."""
+    out_hw, pads = _pool_geometry(x.shape, ksize, strides, padding)
+    stacked = _stack_windows(x, ksize, strides, out_hw, pads)
+    best, index = stacked[0], np.zeros(stacked.shape[1:], np.int8)
+    for k in range(1, len(stacked)):
+        index = np.where(stacked[k] > best, np.int8(k), index)  # strictly greater: ties keep the earlier offset
+        best = np.maximum(best, stacked[k])
+    return index, out_hw, pads
+
+
+def _max_pool_grad(x, dy, ksize, strides, padding):
+    index, out_hw, pads = _argmax(x, ksize, strides, padding)
+    n, h, w, c = x.shape
+    if _tiled(ksize, strides, pads):
+        (oh, ow), (kh, kw) = out_hw, ksize
+        hit = index == np.arange(kh * kw, dtype=np.int8).reshape(-1, 1, 1, 1, 1)
+        cols = np.where(hit, dy, 0).astype(dy.dtype, copy=False).reshape(kh, kw, n, oh, ow, c)
+        tiles = cols.transpose(2, 3, 0, 4, 1, 5).reshape(n, oh * kh, ow * kw, c)
+        return _pad(tiles, ((0, 0), (0, h - oh * kh), (0, w - ow * kw), (0, 0)))  # rows/columns no window saw
+    (pt, pb), (pl, pr) = pads[1], pads[2]
+    out = np.zeros((n, h + pt + pb, w + pl + pr, c), dy.dtype)
+    for k, where in enumerate(_offsets(ksize, strides, out_hw)):
+        out[where] += np.where(index == k, dy, 0)
+    return out[:, pt : pt + h, pl : pl + w]
 
 
 def _max_pool_grad_grad(x, g, ksize, strides, padding):
     """Pick, per window, g at the position of the maximum: the adjoint of `_max_pool_grad` in its second input."""
-    hit, out_hw, pads = _argmax_onehot(x, ksize, strides, padding)
-    if _tiled(ksize, strides, pads):
-        (oh, ow), kk = out_hw, ksize[0] * ksize[1]
-        win = _tiles(g, ksize, out_hw).transpose(0, 1, 3, 5, 2, 4).reshape(x.shape[0], oh, ow, x.shape[3], kk)
-    else:
-        win = _windows(g, ksize, strides, pads).reshape(hit.shape)
-    return np.sum(np.where(hit, win, 0), axis=-1).astype(g.dtype)
+    index, out_hw, pads = _argmax(x, ksize, strides, padding)
+    gp = _pad(g, pads)
+    out = np.zeros(index.shape, g.dtype)
+    for k, where in enumerate(_offsets(ksize, strides, out_hw)):
+        np.copyto(out, gp[where], where=index == k)
+    return out
 
 
 def _pool_attrs(op):
