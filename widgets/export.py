@@ -128,7 +128,10 @@ body {{ margin: 16px; }}
 <script type="module">
 {js}
 const data = JSON.parse(document.getElementById("tapeview-data").textContent);
+const start = performance.now();
 window.tapeview = renderTapeView(document.getElementById("tapeview"), data, null);
+document.body.getBoundingClientRect();
+window.tapeviewRenderMs = performance.now() - start;
 </script>
 </body>
 </html>

@@ -88,13 +88,17 @@ function renderTapeView(el, data, onStep) {
   const doc = new DOMParser().parseFromString(data.svg, "image/svg+xml");
   const svg = document.importNode(doc.documentElement, true);
   graph.appendChild(svg);
-  const natural = svg.viewBox.baseVal ? svg.viewBox.baseVal.width : 800;
-  let scale = 0;
+  const natural = svg.viewBox.baseVal && svg.viewBox.baseVal.width ? svg.viewBox.baseVal.width : 800;
   function zoom(f) {
-    // "fit": the whole width, but no larger than 1.6× natural size, so small graphs stay readable, not huge
-    const fit = Math.min(1.6, (graph.clientWidth || 900) / natural);
-    scale = f === 0 ? fit : (scale || fit) * f;
-    svg.style.width = `${natural * scale}px`;
+    if (f === 0) {
+      // "fit": the whole width, but no larger than 1.6× natural size, so small graphs stay readable, not huge
+      svg.style.width = "100%";
+      svg.style.maxWidth = `${natural * 1.6}px`;
+    } else {
+      const now = svg.getBoundingClientRect().width || natural;
+      svg.style.maxWidth = "none";
+      svg.style.width = `${now * f}px`;
+    }
     svg.style.height = "auto";
   }
   svg.removeAttribute("width");
@@ -191,11 +195,19 @@ function renderTapeView(el, data, onStep) {
           n.shown[slot] = want;
         }
       }
-      n.g.classList.toggle("fwd-done", id in st.value);
-      n.g.classList.toggle("has-grad", id in st.grad && st.grad[id] !== "grad None");
-      n.g.classList.toggle("grad-none", st.grad[id] === "grad None");
-      n.g.classList.toggle("nan", st.nan.has(id));
-      n.g.classList.toggle("bwd-done", st.done.has(id + ":backward"));
+      // touch the DOM only where the state changed: style recalculation is what a frame costs
+      const flags = [
+        id in st.value,
+        id in st.grad && st.grad[id] !== "grad None",
+        st.grad[id] === "grad None",
+        st.nan.has(id),
+        st.done.has(id + ":backward"),
+      ];
+      const key = flags.join();
+      if (n.flags !== key) {
+        ["fwd-done", "has-grad", "grad-none", "nan", "bwd-done"].forEach((c, i) => n.g.classList.toggle(c, flags[i]));
+        n.flags = key;
+      }
     }
     for (const [e, cls] of marked) e.classList.remove(cls);
     marked = [];
