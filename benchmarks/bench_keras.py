@@ -66,7 +66,8 @@ def torch_models(torch):
     return {"MLP": mlp, "CNN": cnn}
 
 
-def time_minitape(make, x, y, epochs: int, custom_loop: bool) -> list[float]:
+def minitape_epochs(make, x, y, custom_loop: bool):
+    """A function that trains one more epoch each call: with `fit`, or with a hand-written train_step."""
     mt.random.set_seed(0)
     model = make()
     loss_fn = mt.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
@@ -74,38 +75,35 @@ def time_minitape(make, x, y, epochs: int, custom_loop: bool) -> list[float]:
     model.compile(optimizer=optimizer, loss=loss_fn, metrics=["accuracy"])
     accuracy = mt.keras.metrics.SparseCategoricalAccuracy()
 
-    def epoch_by_hand():
+    def train_step(images, labels):
+        with mt.GradientTape() as tape:
+            logits = model(images, training=True)
+            loss = loss_fn(labels, logits)
+        variables = model.trainable_variables
+        optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+        accuracy.update_state(labels, logits)
+
+    def epoch():
+        if not custom_loop:
+            model.fit(x, y, batch_size=BATCH, epochs=1, verbose=0)
+            return
         order = mt.random.generator().permutation(len(x))
         for start in range(0, len(x), BATCH):
             pick = order[start : start + BATCH]
-            with mt.GradientTape() as tape:
-                logits = model(x[pick], training=True)
-                loss = loss_fn(y[pick], logits)
-            grads = tape.gradient(loss, model.trainable_variables)
-            optimizer.apply_gradients(zip(grads, model.trainable_variables))
-            accuracy.update_state(y[pick], logits)
+            train_step(x[pick], y[pick])
 
-    times = []
-    for _ in range(epochs + 1):  # the first epoch builds the layers: not timed
-        start = time.perf_counter()
-        if custom_loop:
-            epoch_by_hand()
-        else:
-            model.fit(x, y, batch_size=BATCH, epochs=1, verbose=0)
-        times.append(time.perf_counter() - start)
-    return times[1:]
+    return epoch
 
 
-def time_torch(torch, make, x, y, epochs: int) -> list[float]:
+def torch_epochs(torch, make, x, y):
     torch.manual_seed(0)
     model = make()
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3, eps=1e-7)
     loss_fn = torch.nn.CrossEntropyLoss()
     xt, yt = torch.from_numpy(x), torch.from_numpy(y.astype(np.int64))
     rng = np.random.default_rng(0)
-    times = []
-    for _ in range(epochs + 1):
-        start = time.perf_counter()
+
+    def epoch():
         order = torch.from_numpy(rng.permutation(len(x)))
         correct = 0
         for begin in range(0, len(x), BATCH):
@@ -116,14 +114,27 @@ def time_torch(torch, make, x, y, epochs: int) -> list[float]:
             loss.backward()
             optimizer.step()
             correct += int((logits.argmax(1) == yt[pick]).sum())
-        times.append(time.perf_counter() - start)
-    return times[1:]
+
+    return epoch
+
+
+def seconds_per_epoch(trainers: dict, epochs: int) -> dict:
+    """Median epoch time of each trainer; epochs are interleaved so that all see the same machine load."""
+    for epoch in trainers.values():
+        epoch()  # warm-up: builds the layers
+    times: dict = {name: [] for name in trainers}
+    for _ in range(epochs):
+        for name, epoch in trainers.items():
+            start = time.perf_counter()
+            epoch()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(t) for name, t in times.items()}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=1, help="BLAS / torch intra-op threads for both")
-    parser.add_argument("--epochs", type=int, default=5, help="timed epochs (after one warm-up epoch)")
+    parser.add_argument("--epochs", type=int, default=7, help="timed epochs (after one warm-up epoch)")
     args = parser.parse_args()
 
     import torch
@@ -136,13 +147,18 @@ def main() -> None:
 
     print(f"digits: {len(x)} training images, batch {BATCH}, {args.threads} thread(s), median of {args.epochs} epochs")
     print(f"torch {torch.__version__}, numpy {np.__version__}")
-    print(f"{'model':<6}{'minitape fit':>14}{'minitape loop':>15}{'PyTorch':>10}{'fit/PyTorch':>13}{'loop/PyTorch':>14}")
+    header = ("model", "minitape fit", "minitape loop", "PyTorch", "fit/PyTorch", "loop/PyTorch")
+    print("".join(f"{h:>{w}}" if w > 0 else f"{h:<{-w}}" for h, w in zip(header, (-6, 14, 15, 10, 13, 14))))
     with threadpool_limits(limits=args.threads):
         ours, theirs = minitape_models(), torch_models(torch)
         for name in ("MLP", "CNN"):
-            fit = statistics.median(time_minitape(ours[name], images[name], y_train, args.epochs, custom_loop=False))
-            loop = statistics.median(time_minitape(ours[name], images[name], y_train, args.epochs, custom_loop=True))
-            ref = statistics.median(time_torch(torch, theirs[name], torch_images[name], y_train, args.epochs))
+            trainers = {
+                "fit": minitape_epochs(ours[name], images[name], y_train, custom_loop=False),
+                "loop": minitape_epochs(ours[name], images[name], y_train, custom_loop=True),
+                "torch": torch_epochs(torch, theirs[name], torch_images[name], y_train),
+            }
+            t = seconds_per_epoch(trainers, args.epochs)
+            fit, loop, ref = t["fit"], t["loop"], t["torch"]
             print(f"{name:<6}{fit:>13.3f}s{loop:>14.3f}s{ref:>9.3f}s{fit / ref:>12.2f}x{loop / ref:>13.2f}x")
 
 
