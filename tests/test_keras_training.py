@@ -291,3 +291,18 @@ def test_metrics_objects_for_a_custom_loop():
     assert float(mean.result()) == 3.0 and np.isclose(float(accuracy.result()), 2 / 3)
     mean.reset_state()
     assert float(mean.result()) == 0.0
+
+
+def test_binary_and_one_hot_classification_with_keras_label_shapes():
+    x = np.random.default_rng(4).normal(size=(120, 3))
+    y = (x[:, 0] > 0).astype(np.float32)  # shape (n,) against predictions (n, 1), as Keras allows
+    model = keras.Sequential([layers.Dense(1, activation="sigmoid")])
+    model.compile(keras.optimizers.SGD(0.5), "binary_crossentropy", metrics=["accuracy"])
+    history = model.fit(x, y, epochs=8, verbose=0, validation_split=0.25)
+    assert history.history["accuracy"][-1] > 0.9 and history.history["val_accuracy"][-1] > 0.85
+    one_hot = keras.utils.to_categorical(y.astype(int), 2)
+    model = keras.Sequential([layers.Dense(2, activation="softmax")])
+    model.compile(keras.optimizers.SGD(0.5), "categorical_crossentropy", metrics=["accuracy"])
+    model.fit(x, one_hot, epochs=8, verbose=0)
+    loss, accuracy = model.evaluate(x, one_hot, verbose=0)
+    assert accuracy > 0.9 and model.metrics_names == ["loss", "accuracy"]

@@ -13,7 +13,7 @@ import numpy as np
 
 from minitape import name_scope
 from minitape.keras import backend
-from minitape.ops.api import clip_by_value, log, reduce_mean, reduce_sum, square
+from minitape.ops.api import clip_by_value, log, reduce_mean, reduce_sum, reshape, square
 from minitape.ops.math_ops import cast
 from minitape.ops.nn_ops import log_softmax, sigmoid_cross_entropy_with_logits
 from minitape.tensor import Tensor, TensorLike
@@ -31,6 +31,13 @@ def _check_batch(loss: str, y_true: Any, y_pred: Any) -> None:
             f"{loss}: y_true has {y_true.shape[0]} examples (shape {tuple(y_true.shape)}) but y_pred has "
             f"{y_pred.shape[0]} (shape {tuple(y_pred.shape)}); they must come from the same batch"
         )
+
+
+def _match_rank(y_true: Any, y_pred: Any) -> Any:
+    """Labels of shape (batch,) against predictions (batch, 1) get the trailing axis, as Keras adds it."""
+    if len(y_true.shape) == len(y_pred.shape) - 1 and y_pred.shape[-1] == 1:
+        return reshape(y_true, (*tuple(y_true.shape), 1))
+    return y_true
 
 
 def _clipped_probabilities(y_pred: Any) -> Any:
@@ -88,10 +95,11 @@ def binary_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False, axi
     y_pred = _tensor(y_pred)
     y_true = _tensor(y_true, y_pred.dtype.name)
     _check_batch("BinaryCrossentropy", y_true, y_pred)
+    y_true = _match_rank(y_true, y_pred)
     if tuple(y_true.shape) != tuple(y_pred.shape):
         raise ValueError(
             f"BinaryCrossentropy: y_true of shape {tuple(y_true.shape)} and y_pred of shape {tuple(y_pred.shape)} "
-            "differ; reshape the labels, e.g. y[:, None] for one output unit"
+            "differ; they must match"
         )
     if from_logits:
         per_element = sigmoid_cross_entropy_with_logits(labels=y_true, logits=y_pred)
@@ -106,6 +114,7 @@ def mean_squared_error(y_true: Any, y_pred: Any) -> Any:
     y_pred = _tensor(y_pred)
     y_true = _tensor(y_true, y_pred.dtype.name)
     _check_batch("MeanSquaredError", y_true, y_pred)
+    y_true = _match_rank(y_true, y_pred)
     if tuple(y_true.shape) != tuple(y_pred.shape):
         raise ValueError(
             f"MeanSquaredError: y_true of shape {tuple(y_true.shape)} and y_pred of shape {tuple(y_pred.shape)} "

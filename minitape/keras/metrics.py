@@ -79,7 +79,10 @@ class BinaryAccuracy(Metric):
         super().__init__(name, dtype)
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
-        hits = (to_numpy(y_pred) > self.threshold) == (to_numpy(y_true) > 0.5)
+        y_pred, y_true = to_numpy(y_pred), to_numpy(y_true)
+        if y_true.size == y_pred.size:
+            y_true = y_true.reshape(y_pred.shape)  # labels (batch,) against predictions (batch, 1)
+        hits = (y_pred > self.threshold) == (y_true > 0.5)
         self._add(np.mean(hits.reshape(len(hits), -1), axis=-1) if hits.ndim > 1 else hits, sample_weight)
 
 

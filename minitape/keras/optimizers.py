@@ -160,10 +160,15 @@ class Adam(Optimizer):
 
     def _update(self, value, grad, slots, step, lr):
         b1, b2 = self.beta_1, self.beta_2
-        slots["m"] += (1 - b1) * (grad - slots["m"])
-        slots["v"] += (1 - b2) * (grad * grad - slots["v"])
+        m, v = slots["m"], slots["v"]
+        m *= b1
+        m += (1 - b1) * grad
+        v *= b2
+        v += (1 - b2) * np.square(grad)
         step_size = lr * np.sqrt(1 - b2**step) / (1 - b1**step)  # bias correction folded into the step
-        return value - step_size * slots["m"] / (np.sqrt(slots["v"]) + self.epsilon)
+        denominator = np.sqrt(v)
+        denominator += self.epsilon
+        return value - step_size * m / denominator
 
 
 class RMSprop(Optimizer):
