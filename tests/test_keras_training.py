@@ -306,3 +306,53 @@ def test_binary_and_one_hot_classification_with_keras_label_shapes():
     model.fit(x, one_hot, epochs=8, verbose=0)
     loss, accuracy = model.evaluate(x, one_hot, verbose=0)
     assert accuracy > 0.9 and model.metrics_names == ["loss", "accuracy"]
+
+
+def test_the_tensorflow_advanced_quickstart_runs_with_only_the_import_changed(digits):
+    import minitape as tf  # the only line that differs from TensorFlow's quickstart
+
+    (x_train, y_train), (x_test, y_test) = digits
+    x_train = x_train[..., tf.newaxis].astype("float32")
+    x_test = x_test[..., tf.newaxis].astype("float32")
+
+    class MyModel(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = tf.keras.layers.Conv2D(32, 3, activation="relu")
+            self.flatten = tf.keras.layers.Flatten()
+            self.d1 = tf.keras.layers.Dense(128, activation="relu")
+            self.d2 = tf.keras.layers.Dense(10)
+
+        def call(self, x):
+            x = self.conv1(x)
+            x = self.flatten(x)
+            x = self.d1(x)
+            return self.d2(x)
+
+    model = MyModel()
+    loss_object = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    optimizer = tf.keras.optimizers.Adam()
+    train_loss = tf.keras.metrics.Mean(name="train_loss")
+    train_accuracy = tf.keras.metrics.SparseCategoricalAccuracy(name="train_accuracy")
+    test_accuracy = tf.keras.metrics.SparseCategoricalAccuracy(name="test_accuracy")
+
+    @tf.function
+    def train_step(images, labels):
+        with tf.GradientTape() as tape:
+            predictions = model(images, training=True)
+            loss = loss_object(labels, predictions)
+        gradients = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+        train_loss(loss)
+        train_accuracy(labels, predictions)
+
+    losses = []
+    for _epoch in range(3):
+        train_loss.reset_states()
+        train_accuracy.reset_states()
+        for start in range(0, len(x_train), 32):
+            train_step(x_train[start : start + 32], y_train[start : start + 32])
+        losses.append(float(train_loss.result()))
+    test_accuracy(y_test, model(x_test, training=False))
+    assert losses[-1] < losses[0]
+    assert float(test_accuracy.result()) > 0.9
