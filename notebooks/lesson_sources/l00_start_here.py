@@ -1,0 +1,142 @@
+"""Lesson 00: how to use the lessons and the visualizer."""
+
+from nb import code, md, solution, volatile
+
+NAME = "00_start_here.ipynb"
+TITLE = "Start here"
+
+LESSONS = [
+    ("01_finite_differences_vs_autodiff.ipynb", "Finite differences vs automatic differentiation",
+     "approximate gradients, their two errors, and the exact gradient of a tape"),
+    ("02_recording_and_watching.ipynb", "Recording and watching",
+     "what a tape records, what it watches, sources and targets as structures"),
+    ("03_persistent_tapes.ipynb", "Persistent tapes", "asking a tape twice, and what that costs in memory"),
+    ("04_nesting_higher_order.ipynb", "Nested tapes and higher-order derivatives",
+     "second derivatives, Jacobians and Hessians"),
+    ("05_getting_none.ipynb", "Getting None", "every reason a gradient comes back None, and `tape.explain`"),
+    ("06_stopping_and_custom_gradients.ipynb", "Stopping and customising gradients",
+     "`stop_gradient`, the softplus NaN, the numerics check, `custom_gradient`"),
+    ("07_model_and_training_loop.ipynb", "Gradients of a model and a custom training loop",
+     "a CNN trained with `fit` and with a hand-written `train_step`"),
+    ("08_forward_vs_reverse_mode.ipynb", "Forward mode vs reverse mode",
+     "JVPs, VJPs, why training uses reverse mode, Hessian-vector products"),
+]
+
+_TABLE = "\n".join(f"| {i} | [{title}]({name}) | {what} |" for i, (name, title, what) in enumerate(LESSONS, 1))
+
+CELLS = [
+    md(r"""
+    # Start here · Automatic differentiation with minitape
+
+    Welcome! These lessons teach how automatic differentiation works, with **minitape**: a small engine with the
+    same API as TensorFlow 2's `tf.GradientTape`, written in numpy so that you can read all of it. Whatever you learn
+    here carries over to TensorFlow by changing one import (`import minitape as tf`), and minitape shows what
+    TensorFlow hides: the tape itself.
+
+    **Learning goals of this page.** After it you can run a lesson, do an exercise and check it, open a hidden
+    solution, and use the tape visualizer.
+    """),
+    md(
+        "## The lessons\n\nEach takes 15 to 30 minutes. Do them in order: each builds on the one before.\n\n"
+        "| # | lesson | what you learn |\n|---|---|---|\n" + _TABLE
+    ),
+    md("""
+    ## How to use a notebook
+
+    - Run a cell with **Shift + Enter**. Run them in order, top to bottom: later cells use what earlier cells
+      defined. If things get confusing, *Kernel → Restart Kernel and Run All Cells*.
+    - Change anything and run it again: nothing can break. To get a lesson back as it was, download it again (or,
+      in a clone, `git checkout` it).
+    - Cells that demonstrate an error are meant to show it: read the message, it is part of the lesson.
+
+    Every lesson starts like this:
+    """),
+    code("""
+    import minitape as mt
+    from lesson_tools import check
+
+    x = mt.Variable(3.0)
+    with mt.GradientTape() as tape:
+        y = x * x
+    print(tape.gradient(y, x))  # dy/dx = 2x = 6
+    """),
+    md("""
+    ## Exercises, `check`, and hidden solutions
+
+    Each lesson ends with two or three exercises. Write your answer where it says `# your code here`, run the cell,
+    and `check("number", answer)` tells you whether it is right, or gives a hint. It never scolds and never shows a
+    long error: if your code fails, it says how.
+
+    **Exercise 0.1** (a warm-up). Compute the derivative of $y = x^2 + 3x$ at $x = 2$ with a tape, and put it in
+    `answer`. (It is $2x + 3 = 7$.)
+    """),
+    code("""
+    answer = None  # your code here
+
+    check("0.1", answer)
+    """),
+    md("""
+    Below the exercise is its solution, in a **collapsed** cell: you see a thin bar or `⋯` instead of the code.
+    Click it to open the solution (try first!). Running the collapsed cell also works.
+    """),
+    solution("""
+    x = mt.Variable(2.0)
+    with mt.GradientTape() as tape:
+        y = x**2 + 3 * x
+    answer = tape.gradient(y, x)
+
+    check("0.1", answer)
+    """),
+    md("""
+    And a wrong answer? Here is what `check` says about `8.0`:
+    """),
+    code("""
+    check("0.1", 8.0)
+    """),
+    md("""
+    ## The tape visualizer
+
+    `widgets.TapeView(tape, target, sources)` draws a recorded tape as a graph and animates it:
+
+    - **the forward pass**: the ops light up in the order they ran, each with the value it produced;
+    - **the backward pass**: from the seed $1$ at the target, each step applies one op's local derivative and
+      passes the gradient to its inputs; where a value is used twice, the two contributions are added;
+    - **controls**: play/pause, step back and forward, a slider over all steps, speed, reset; the side panel
+      explains the current step in words and numbers; click a node to see its value, gradient, shape and dtype.
+
+    Try it on $f(w_1, w_2) = 3 w_1^2 + 2 w_1 w_2$ at $(5, 3)$: watch the gradient of $w_1$ arrive in two parts,
+    $30 + 6 = 36$, and the gradient of $w_2$ be $10$. The view needs the tape's records: use a persistent tape, or
+    create the view before calling `tape.gradient`.
+    """),
+    volatile("""
+    import widgets
+
+    w1, w2 = mt.Variable(5.0, name="w1"), mt.Variable(3.0, name="w2")
+    with mt.GradientTape(persistent=True) as tape:
+        f = 3 * w1**2 + 2 * w1 * w2
+
+    view = widgets.TapeView(tape, f, [w1, w2])
+    assert [float(g) for g in tape.gradient(f, [w1, w2])] == [36.0, 10.0]
+    view
+    """),
+    md("""
+    In a saved notebook (on GitHub, say), the view shows as a still picture; run the cell to animate it.
+    `view.save_html("tape.html")` writes a single file that animates in any browser, for slides.
+
+    ## If something goes wrong
+
+    - `ModuleNotFoundError: minitape` or `widgets`: the kernel runs a Python without the project. From the
+      repository, `bash scripts/lessons.sh` sets everything up and opens this page.
+    - The visualizer says Graphviz is missing: install it (`sudo apt-get install graphviz`, or
+      `brew install graphviz`); it lays out the graphs.
+    - A gradient is `None` and you do not see why: `tape.explain(target, sources)` says why (lesson 5).
+
+    ## Summary
+
+    - Run cells in order with Shift + Enter; restart and run all when in doubt.
+    - Exercises: write, run, read `check`'s feedback; the solution is in the collapsed cell below.
+    - `widgets.TapeView(tape, target, sources)` animates a tape's forward and backward passes.
+
+    Start with [lesson 1](01_finite_differences_vs_autodiff.ipynb).
+    """),
+]
