@@ -174,13 +174,14 @@ def record(
     The outputs become watched too, so the tape follows the computation forward;
     outputs of a non-differentiable op, or of a non-floating dtype, stay unwatched.
     """
-    tapes = [t for t in context.recording_tapes if any(i._id in t._watched for i in inputs)]
+    ids = [t._id for t in inputs]
+    tapes = [tape for tape in context.recording_tapes if not tape._watched.isdisjoint(ids)]
     if not tapes and not context.accumulators:
         return None
     operation = Operation(op_type, inputs, outputs, attrs, keep, grad_fn, user_line())
     if tapes:
         differentiable = grad_fn is not None or registry.is_differentiable(op_type)
-        watched = [t._id for t in outputs if differentiable and t.dtype.is_floating]
+        watched = [i for i, d in zip(operation.output_ids, operation.output_dtypes) if differentiable and d.is_floating]
         for tape in tapes:
             tape._records.append(operation)
             tape._watched.update(watched)

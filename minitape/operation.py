@@ -12,6 +12,7 @@ import weakref
 from typing import Any
 
 from minitape import context
+from minitape.dtypes import as_dtype
 
 _PACKAGE = __name__.rsplit(".", 1)[0] + "."
 
@@ -23,6 +24,23 @@ def user_line() -> tuple[str, int]:
     while frame.f_back is not None and frame.f_globals.get("__name__", "").startswith((_PACKAGE, "numpy.")):
         frame = frame.f_back
     return frame.f_code.co_filename, frame.f_lineno
+
+
+def _describe(tensors: list) -> tuple[tuple, tuple, tuple, tuple]:
+    """Ids, shapes, dtypes and weak references of `tensors`, in one pass (this runs for every recorded op).
+
+    Weak references let a viewer show values that are still alive without keeping them alive. Tuples
+    rather than lists: a long tape holds many records, and Python's garbage collector stops scanning a
+    tuple of plain numbers, while it rescans every list at each full collection.
+    """
+    ids, shapes, dtypes, refs = [], [], [], []
+    for t in tensors:
+        value = t._array()
+        ids.append(t._id)
+        shapes.append(value.shape)
+        dtypes.append(as_dtype(value.dtype))
+        refs.append(weakref.ref(t))
+    return tuple(ids), tuple(shapes), tuple(dtypes), tuple(refs)
 
 
 def _released_rule(op: Operation, *grads: object) -> None:
@@ -75,19 +93,10 @@ class Operation:
     ) -> None:
         self.type = op_type
         self.attrs = attrs
-        # tuples rather than lists: a long tape holds many records, and Python's garbage collector
-        # stops scanning a tuple of plain numbers, while it rescans every list on each full collection
-        self.input_ids = tuple([t._id for t in inputs])
-        self.output_ids = tuple([t._id for t in outputs])
-        self.input_shapes = tuple([t._array().shape for t in inputs])
-        self.input_dtypes = tuple([t.dtype for t in inputs])
-        self.output_shapes = tuple([t._value.shape for t in outputs])
-        self.output_dtypes = tuple([t.dtype for t in outputs])
+        self.input_ids, self.input_shapes, self.input_dtypes, self.input_refs = _describe(inputs)
+        self.output_ids, self.output_shapes, self.output_dtypes, self.output_refs = _describe(outputs)
         self._inputs = inputs if keep in ("inputs", "both") else None
         self._outputs = outputs if keep in ("outputs", "both") else None
-        # weak references let a viewer show values that are still alive without keeping them alive
-        self.input_refs = tuple([weakref.ref(t) for t in inputs])
-        self.output_refs = tuple([weakref.ref(t) for t in outputs])
         self.where = where
         self.scope = "/".join(context.name_scopes)  # e.g. "my_model/dense_1": the visualizer groups by it
         self.grad_fn = grad_fn  # a custom_gradient's own rule; None means: look up `type` in the registry
@@ -116,9 +125,15 @@ class Operation:
 
     def without_tensors(self) -> Operation:
         """A copy that keeps the graph structure but none of the tensors (what a used tape retains)."""
+        # attribute by attribute, written out: a loop of getattr/setattr over __slots__ costs four times more,
+        # and a one-shot tape copies every record (tests/test_engine_fast_paths.py checks that no slot is missed)
         copy = object.__new__(Operation)
-        for slot in Operation.__slots__[:-1]:
-            setattr(copy, slot, getattr(self, slot))
+        copy.type, copy.attrs, copy.where, copy.scope = self.type, self.attrs, self.where, self.scope
+        copy.input_ids, copy.input_shapes, copy.input_dtypes = self.input_ids, self.input_shapes, self.input_dtypes
+        copy.output_ids, copy.output_shapes = self.output_ids, self.output_shapes
+        copy.output_dtypes = self.output_dtypes
+        copy.input_refs, copy.output_refs = self.input_refs, self.output_refs
+        copy.needs, copy.backward_of = self.needs, self.backward_of
         copy._inputs = copy._outputs = None
         # the rule may hold tensors; a marker keeps "this op had a custom gradient" for explain()
         copy.grad_fn = _released_rule if self.grad_fn is not None else None

@@ -1,0 +1,95 @@
+"""The engine's fast paths (execute.py, operation.py, dtypes.py) behave exactly like the general paths they skip."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import minitape as mt
+from minitape.errors import InvalidArgumentError
+from minitape.operation import Operation
+
+
+def test_a_released_record_keeps_every_structural_attribute():
+    x = mt.constant(np.arange(3.0))
+    with mt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        with mt.name_scope("block"):
+            mt.sin(x) * 2.0
+    op = tape._records[-1]
+    copy = op.without_tensors()
+    for slot in Operation.__slots__:
+        if slot in ("_inputs", "_outputs", "__weakref__"):
+            continue
+        assert getattr(copy, slot) is getattr(op, slot), slot
+    assert copy._inputs is None and copy._outputs is None
+    assert op.inputs[0] is not None  # the original keeps its tensors for the other tapes that hold it
+
+
+def test_ops_make_no_numpy_warnings_and_leave_the_users_numpy_settings_alone():
+    x = mt.constant([0.0, 1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isneginf(mt.math.log(x).numpy()[0])
+        assert np.isnan((x / 0.0).numpy()[0])
+    before = np.geterr()
+    with np.errstate(divide="raise"):
+        assert np.isneginf(mt.math.log(x).numpy()[0])  # the op still gives -inf, as TensorFlow does
+        with pytest.raises(FloatingPointError):
+            np.log(np.zeros(1))  # and the user's own setting is back in force
+    assert np.geterr() == before
+
+
+def test_a_python_number_takes_the_dtype_of_the_tensor_it_meets():
+    x64 = mt.constant([1.0, 2.0], dtype=mt.float64)
+    assert (x64 * 2).dtype == mt.float64
+    assert (0.1 * x64).numpy()[0] == 0.1
+    x32 = mt.constant([1.0, 2.0])
+    assert (x32 * 0.1).dtype == mt.float32
+    assert (x32 * 0.1).numpy()[0] == np.float32(0.1)
+    i32 = mt.constant([1, 2])
+    assert (i32 * 3).dtype == mt.int32
+    with pytest.raises(TypeError, match="Mul: input 1: cannot convert 2.5 to a tensor of dtype int32"):
+        i32 * 2.5
+    with pytest.raises(TypeError, match="Mul: input 1"):
+        x32 * 10**400
+
+
+def test_tensors_of_different_dtypes_are_refused_with_both_names():
+    with pytest.raises(InvalidArgumentError, match="AddV2 cannot combine tensors of dtypes float32 and float64"):
+        mt.constant([1.0]) + mt.constant([1.0], dtype=mt.float64)
+
+
+def test_dtypes_come_from_numpy_dtypes_of_any_byte_order():
+    assert mt.as_dtype(np.dtype(">f8")) is mt.float64
+    assert mt.as_dtype(np.dtype("uint8")) is mt.int32
+    assert mt.as_dtype(np.dtype("bool")) is mt.bool
+    assert mt.float32.is_floating and not mt.int32.is_floating and mt.int64.is_integer and mt.bool.is_bool
+    with pytest.raises(TypeError, match="complex128 is not supported"):
+        mt.as_dtype(np.dtype("complex128"))
+
+
+def test_a_reduction_to_a_scalar_still_gives_an_array_of_the_input_dtype():
+    x = mt.constant(np.arange(4, dtype=np.float32))
+    total = mt.reduce_sum(x)
+    assert type(total._value) is np.ndarray and total._value.dtype == np.float32 and total.shape == ()
+
+
+_twice_and_thrice = mt.defop(
+    "FastPathsTwiceAndThrice",
+    lambda a: (2 * a, 3 * a),
+    lambda op, g2, g3: g2 * 2.0 + g3 * 3.0,
+    keep="nothing",
+    n_outputs=2,
+)
+
+
+def test_the_backward_pass_gives_a_zero_gradient_to_an_unused_output_of_a_multi_output_op():
+    x = mt.constant([1.0, 2.0], dtype=mt.float64)
+    with mt.GradientTape() as tape:
+        tape.watch(x)
+        twice, _ = _twice_and_thrice(x)
+        y = mt.reduce_sum(twice)
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [2.0, 2.0])
