@@ -425,3 +425,15 @@ def test_every_kind_is_documented():
     assert {"connected", "not_watched", "stop_gradient", "numpy", "integer_dtype", "assign", "no_gradient"} <= set(
         KINDS
     )
+
+
+def test_explain_inside_the_block_records_nothing_and_changes_nothing():
+    x = mt.constant(2.0)
+    with mt.GradientTape() as tape:
+        tape.watch(x)
+        y = x * x
+        records, timeline = list(tape._records), list(tape._timeline)
+        assert tape.explain(y, x).reasons[0].connected
+        assert tape._records == records and tape._timeline == timeline
+        z = y * 3.0
+    assert tape.gradient(z, x).numpy() == 12.0  # the one-shot tape is still usable
