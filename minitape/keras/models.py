@@ -80,7 +80,8 @@ class Model(Layer):
         return [m.name for m in self.metrics]
 
     def _require_compiled(self, what: str) -> None:
-        if self.optimizer is None and what == "fit" or self.loss is None and what in ("fit", "evaluate"):
+        missing_optimizer = what == "fit" and self.optimizer is None
+        if missing_optimizer or self.loss is None:
             raise RuntimeError(
                 f"You must compile your model before using {what}(): call "
                 "model.compile(optimizer='adam', loss='sparse_categorical_crossentropy', metrics=['accuracy'])"

@@ -27,8 +27,16 @@ class Layer:
     """Subclass and define `build(input_shape)` (make weights with `add_weight`) and `call(inputs)`."""
 
     def __init__(
-        self, trainable: bool = True, name: str | None = None, dtype: Any = None, input_shape: Any = None, **kwargs: Any
+        self,
+        trainable: bool = True,
+        name: str | None = None,
+        dtype: Any = None,
+        input_shape: Any = None,
+        input_dim: int | None = None,
+        **kwargs: Any,
     ) -> None:
+        if input_dim is not None and input_shape is None:
+            input_shape = (input_dim,)
         if kwargs:
             raise TypeError(f"{type(self).__name__}: unexpected keyword argument(s) {sorted(kwargs)}")
         self._name = name or backend.unique_name(backend.snake_case(type(self).__name__))
