@@ -224,6 +224,16 @@ def test_saved_html_animates_offline_and_large_frames_are_fast(browser, tmp_path
     page.wait_for_function("() => document.querySelector('.tv-counter').textContent.startsWith('step 3 ')")
     page.click("button:has-text('pause')")
     assert page.inner_text(".tv-counter") != counter and active_node(page) is not None
+    # fold a name scope: its nodes hide, the box stands for them and lights up when a step is inside it
+    block = page.locator(".tv g.cluster").first
+    members = page.evaluate("() => document.querySelectorAll('.tv g.node').length")
+    block.click()
+    hidden = page.evaluate(
+        "() => [...document.querySelectorAll('.tv g.node')].filter(g => g.style.display === 'none').length"
+    )
+    assert 0 < hidden < members and "▸" in block.text_content()
+    block.click()
+    assert page.evaluate("() => [...document.querySelectorAll('.tv g.node')].every(g => g.style.display !== 'none')")
     page.click("button:has-text('reset')")
     times = frame_times(page, 60)
     page.evaluate("() => window.tapeview.show(window.tapeview.current + 0)")
@@ -244,3 +254,24 @@ def test_saved_html_animates_offline_and_large_frames_are_fast(browser, tmp_path
     n = len(view.model.nodes)
     print(f"saved HTML, {n}-node tape, frame change: {summary(times)}; jump to the last step: {scrub:.2f} ms")
     context.close()
+
+
+def test_hostile_names_show_as_text_in_the_browser(browser, tmp_path):
+    import minitape as mt
+    from widgets import TapeView
+
+    evil = "<img src=x onerror=alert(1)>"
+    w = mt.Variable(2.0, name=evil)
+    with mt.GradientTape(persistent=True) as tape:
+        y = w * w
+    path = TapeView(tape, y).save_html(tmp_path / "evil.html", title=evil)
+    page = browser.new_page()
+    dialogs: list = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(path.as_uri())
+    page.wait_for_selector(".tv-graph svg g.node")
+    page.click(".tv g.node#n-var0")
+    assert page.evaluate("() => document.querySelectorAll('img').length") == 0
+    assert evil + ":0" in page.inner_text(".tv-details") and evil + ":0" in page.inner_text(".tv-panel-text")
+    assert evil + ":0" in page.evaluate("() => document.querySelector('#n-var0 text').textContent")
+    assert dialogs == []

@@ -7,6 +7,7 @@ updates in Python, so a static picture of step k matches the animation's frame k
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -226,10 +227,24 @@ def _full(value: Any) -> str:
     return np.array2string(np.asarray(value), precision=4, threshold=64, separator=", ")
 
 
-def scene(model: StepModel, rankdir: str = "LR") -> dict:
-    """Everything the browser needs, as plain JSON: the laid-out SVG and the steps."""
+def aspect(svg: str) -> float:
+    """Width over height of a laid-out SVG (from its viewBox)."""
+    m = re.search(r'viewBox="[-\d.]+ [-\d.]+ ([\d.]+) ([\d.]+)"', svg)
+    return float(m.group(1)) / max(float(m.group(2)), 1.0) if m else 1.0
+
+
+def scene(model: StepModel, rankdir: str = "auto") -> dict:
+    """Everything the browser needs, as plain JSON: the laid-out SVG and the steps.
+
+    rankdir "auto" lays the graph out left to right, unless that makes it so wide that the text
+    would be tiny on a screen: then top to bottom, whichever shape is closer to a 16:10 screen.
+    """
     updates = node_updates(model)
-    svg = layout(dot_source(model, updates, rankdir))
+    svg = layout(dot_source(model, updates, "LR" if rankdir == "auto" else rankdir))
+    if rankdir == "auto" and aspect(svg) > 2.5:
+        tall = layout(dot_source(model, updates, "TB"))
+        if abs(math.log(aspect(tall) / 1.6)) < abs(math.log(aspect(svg) / 1.6)):
+            svg = tall
     return {
         "svg": svg,
         "nodes": [n.id for n in model.nodes],

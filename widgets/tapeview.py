@@ -19,7 +19,7 @@ class TapeView(anywidget.AnyWidget):
 
     Create it from a persistent tape, or before `tape.gradient` releases a one-shot tape's records.
     `sources` defaults to every variable and watched tensor the tape saw. `rankdir` is Graphviz's
-    direction: "LR" (left to right) or "TB" (top to bottom).
+    direction: "LR" (left to right), "TB" (top to bottom), or "auto" (LR unless the graph gets too wide).
     """
 
     _esm = _HERE / "tapeview.js"
@@ -27,9 +27,9 @@ class TapeView(anywidget.AnyWidget):
     scene = traitlets.Dict().tag(sync=True)
     step = traitlets.Int(0).tag(sync=True)
 
-    def __init__(self, tape: Any, target: Any, sources: Any = None, rankdir: str = "LR", **kwargs: Any) -> None:
-        if rankdir not in ("LR", "TB", "RL", "BT"):
-            raise ValueError(f'TapeView: rankdir must be "LR", "TB", "RL" or "BT", not {rankdir!r}')
+    def __init__(self, tape: Any, target: Any, sources: Any = None, rankdir: str = "auto", **kwargs: Any) -> None:
+        if rankdir not in ("auto", "LR", "TB", "RL", "BT"):
+            raise ValueError(f'TapeView: rankdir must be "auto", "LR", "TB", "RL" or "BT", not {rankdir!r}')
         self.model = steps.build(tape, target, sources)
         super().__init__(scene=build_scene(self.model, rankdir), **kwargs)
 
