@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -80,7 +82,7 @@ def test_source_that_only_reaches_the_target_through_stop_gradient_is_none_with_
     model = steps.build(tape, y, [x, z])
     gx, gz = (model.gradients[s] for s in model.sources)
     assert float(gx) == 4.0 and gz is None
-    assert "StopGradient" in model.reasons[model.sources[1]]
+    assert re.search("stop_?gradient", model.reasons[model.sources[1]], flags=re.I)
     assert tape.gradient(y, z) is None
 
 
@@ -93,7 +95,7 @@ def test_integer_source_and_missing_gradient_are_explained():
         y = twice(x) * x + mt.cast(k, mt.float32) * x
     model = steps.build(tape, y, [x, k])
     assert model.gradients[model.sources[1]] is None
-    assert "not floating" in model.reasons[model.sources[1]]
+    assert "int32" in model.reasons[model.sources[1]]
     missing = [c for e in model.events for c in e.contributions if c.grad is None and "LookupError" in c.reason]
     assert missing and 'RegisterGradient("TwiceWithoutGradient")' in missing[0].reason
     assert "raises LookupError" in " ".join(model.events[-1].text)
@@ -186,3 +188,13 @@ def test_fmt_is_short_and_stable():
     assert steps.fmt(np.arange(10.0)) == "float64[10] in [0, 9]"
     assert steps.fmt(np.array([np.nan, 1.0, 2.0, 3.0, 4.0])) == "float64[5] in [1, 4] has NaN/inf"
     assert steps.fmt(None) == "None"
+
+
+def test_view_of_a_one_shot_tape_made_before_gradient_keeps_working():
+    w = mt.Variable(3.0, name="w")
+    with mt.GradientTape() as tape:
+        y = w * w
+    model = steps.build(tape, y)
+    assert float(tape.gradient(y, w)) == 6.0  # the tape releases its records now; the model has what it needs
+    assert float(model.gradients[model.sources[0]]) == 6.0
+    assert float(by_label(model, "Mul").value) == 9.0

@@ -171,6 +171,7 @@ class _Builder:
         self.notes: dict[int, str] = {}
         self.variables: dict[int, Variable] = dict(tape._variables)
         self.source_dtypes: dict[int, Any] = {}
+        self.source_objects: dict[int, Any] = {}
         self._collect_values()
         self._build_graph()
         self.sources = self._sources(sources)
@@ -288,6 +289,7 @@ class _Builder:
             if not isinstance(s, TensorLike):
                 raise TypeError(f"TapeView: sources must be tensors or variables, not {type(s).__name__}")
             self.source_dtypes[s._id] = s.dtype
+            self.source_objects[s._id] = s
             out.append((s._id, self.producer[s._id][0] if s._id in self.producer else None))
         return out
 
@@ -397,7 +399,7 @@ class _Builder:
             g = grads.get(tensor_id) if self._floating(tensor_id) and node_id else None
             gradients[key] = None if g is None else g._value
             if g is None:
-                reasons[key] = self._why_none(tensor_id, node_id, reached, cuts)
+                reasons[key] = self._explained(tensor_id) or self._why_none(tensor_id, node_id, reached, cuts)
         lines = ["Done: each source's gradient."]
         missing = sorted({why for why in cuts.values() if "LookupError" in why})
         if missing:
@@ -461,6 +463,19 @@ class _Builder:
             text.append(line)
         event.text = text
         return event, nan_here
+
+    def _explained(self, tensor_id: int) -> str:
+        """The engine's own answer (`tape.explain`), naming the op and line at fault, when it can give one."""
+        source = self.source_objects.get(tensor_id, self.variables.get(tensor_id))
+        if source is None or not hasattr(self.tape, "explain"):
+            return ""
+        try:
+            reason = self.tape.explain(self.targets if len(self.targets) > 1 else self.targets[0], [source]).reasons[0]
+        except Exception:  # explain is a teaching aid here: our own reason below still says why
+            return ""
+        if reason.connected:
+            return ""
+        return reason.message + (f" Fix: {reason.fix}" if reason.fix else "")
 
     def _why_edge_none(self, src: Node, tensor_id: int, op: Any, slot: int, reached: set) -> str:
         if tensor_id in reached:
