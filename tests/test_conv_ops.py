@@ -141,3 +141,17 @@ def test_pool_and_padding_errors():
         conv_ops.max_pool2d(mt.constant(np.zeros((4, 4))), 2, 2)
     with pytest.raises(ValueError, match="padding must be 'SAME' or 'VALID'"):
         conv_ops.conv2d(mt.constant(np.zeros((1, 4, 4, 1))), mt.constant(np.zeros((2, 2, 1, 1))), padding="full")
+
+
+def test_forward_mode_through_conv_and_pool_matches_finite_differences():
+    rng = np.random.default_rng(5)
+    x, w, t = rng.normal(size=(1, 5, 5, 2)), rng.normal(size=(3, 3, 2, 3)), rng.normal(size=(1, 5, 5, 2))
+
+    def f(a):
+        return mt.nn.max_pool2d(mt.nn.conv2d(a, mt.constant(w), strides=1, padding="SAME"), 2, 2)
+
+    primal = mt.constant(x)
+    with mt.autodiff.ForwardAccumulator(primal, mt.constant(t)) as acc:
+        y = f(primal)
+    numeric = (f(mt.constant(x + 1e-6 * t)).numpy() - f(mt.constant(x - 1e-6 * t)).numpy()) / 2e-6
+    np.testing.assert_allclose(acc.jvp(y).numpy(), numeric, atol=1e-6)
