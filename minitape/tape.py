@@ -171,6 +171,8 @@ class GradientTape:
                 )
         seed_by_id: dict[int, Tensor] = {}
         for t, seed in zip(targets, seeds):
+            if not t.dtype.is_floating:
+                continue  # an integer or bool target has no gradient, as in TensorFlow
             seed_by_id[t._id] = seed if t._id not in seed_by_id else seed_by_id[t._id] + seed
         found = backprop.backward(self._records, seed_by_id, {s._id for s in floating})
         out = []

@@ -223,6 +223,12 @@ def test_6_none_gradients_and_unconnected_zero():
                 tape.watch(c)
                 y = c * c if dtype is mt.int32 else mt.logical_not(c)
             assert tape.gradient(y, c) is None
+    # an integer target has no gradient either, even straight after a cast
+    x = mt.constant([1.5, 2.5])
+    with mt.GradientTape() as tape:
+        tape.watch(x)
+        y = mt.cast(x, mt.int32)
+    assert tape.gradient(y, x) is None
     # an integer cast on the path cuts it too
     x = mt.constant(3.7)
     with mt.GradientTape() as tape:

@@ -178,6 +178,15 @@ def test_random_set_seed_makes_runs_repeat():
     assert mt.random.normal((2,), dtype=mt.float64).dtype == mt.float64
 
 
+def test_where_with_one_argument_gives_indices():
+    indices = mt.where(mt.constant([[True, False], [False, True]]))
+    assert indices.dtype == mt.int64
+    np.testing.assert_array_equal(indices.numpy(), [[0, 0], [1, 1]])
+    np.testing.assert_array_equal(mt.where([True, False], x=[1.0, 2.0], y=[3.0, 4.0]).numpy(), [1.0, 4.0])
+    with pytest.raises(ValueError, match="both x and y"):
+        mt.where([True], x=[1.0])
+
+
 def test_cast():
     x = mt.constant([1.7, -1.7, 0.0])
     np.testing.assert_array_equal(mt.cast(x, mt.int32).numpy(), [1, -1, 0])  # truncation, as in TensorFlow

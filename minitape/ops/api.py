@@ -63,13 +63,15 @@ from minitape.ops.math_ops import (  # noqa: F401
     tan,
     tanh,
     transpose_last,
-    where,
 )
 from minitape.ops.math_ops import (
     broadcast_to as _broadcast_to,
 )
 from minitape.ops.math_ops import (
     matmul as _matmul,
+)
+from minitape.ops.math_ops import (
+    where as _where,
 )
 from minitape.tensor import Tensor, TensorLike
 
@@ -107,6 +109,16 @@ def argmin(input, axis=None, output_type=None, name=None):
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """Values below the minimum become the minimum, above the maximum the maximum."""
     return minimum(maximum(t, clip_value_min), clip_value_max)
+
+
+def where(condition, x=None, y=None, name=None):
+    """x where condition holds, else y (broadcasting); with neither, the indices where it holds, as TensorFlow."""
+    if x is None and y is None:
+        mask = condition._array() if isinstance(condition, TensorLike) else np.asarray(condition)
+        return Tensor(np.argwhere(mask).astype(np.int64))
+    if x is None or y is None:
+        raise ValueError("where needs both x and y, or neither (to get the indices where condition holds)")
+    return _where(condition, x, y)
 
 
 def clip_by_norm(t, clip_norm, axes=None, name=None):

@@ -141,9 +141,9 @@ is_finite     = defop("IsFinite",      np.isfinite,      None, dtype_from=None)
 
 # ---- dtype conversion ----------------------------------------------------------------------------
 def _cast_rule(op, g):
-    """The gradient goes back in the input's dtype; an integer input has none."""
+    """The gradient goes back in the input's dtype; an integer input or output has none."""
     source = op.input_dtypes[0]
-    return cast(g, source) if source.is_floating else None
+    return cast(g, source) if source.is_floating and op.output_dtypes[0].is_floating else None
 
 
 _cast = defop("Cast", lambda a, dtype: a.astype(dtype.as_numpy_dtype), _cast_rule, keep="nothing", dtype_from=None)
