@@ -356,3 +356,13 @@ def test_the_tensorflow_advanced_quickstart_runs_with_only_the_import_changed(di
     test_accuracy(y_test, model(x_test, training=False))
     assert losses[-1] < losses[0]
     assert float(test_accuracy.result()) > 0.9
+
+
+def test_a_loss_function_given_to_compile_is_averaged_over_the_batch():
+    x, y = np.random.default_rng(6).normal(size=(8, 2)), np.random.default_rng(7).normal(size=(8, 1))
+    model = keras.Sequential([layers.Dense(1)])
+    model.compile("sgd", keras.losses.mean_squared_error)
+    assert np.isclose(model.evaluate(x, y, verbose=0), np.mean((model.predict(x, verbose=0) - y) ** 2), rtol=1e-5)
+    with mt.GradientTape() as tape:
+        loss = model.compute_loss(x, y, model(x))
+    assert loss.shape == () and tape.gradient(loss, model.trainable_variables)[0] is not None

@@ -195,13 +195,18 @@ _BY_NAME = {
 
 
 def get(identifier: Any) -> Any:
-    """A loss from a name ('sparse_categorical_crossentropy', 'mse', ...), a Loss, or a callable(y_true, y_pred)."""
+    """A Loss from a name ('sparse_categorical_crossentropy', 'mse', ...), a Loss, or a callable(y_true, y_pred).
+
+    A plain function giving per-example losses is wrapped so that it, too, is averaged over the batch.
+    """
     if isinstance(identifier, str):
         if identifier not in _BY_NAME:
             raise ValueError(f"Unknown loss function: {identifier!r}. Use one of {sorted(_BY_NAME)}, or a Loss object.")
         return _BY_NAME[identifier]()
-    if callable(identifier):
+    if isinstance(identifier, Loss):
         return identifier
+    if callable(identifier):
+        return Loss(identifier, getattr(identifier, "__name__", "loss"))
     raise ValueError(f"Could not interpret loss {identifier!r}: pass a name, a Loss object or a callable")
 
 
