@@ -104,3 +104,20 @@ def test_tapeview_widget_exports(tmp_path):
     assert re.search(r"<(script|link|img)[^>]*(src|href)=", page) is None  # nothing fetched: works offline
     with pytest.raises(ValueError, match="rankdir"):
         widgets.TapeView(tape, f, rankdir="up")
+
+
+def test_collapse_draws_a_scope_as_one_box_that_lights_up_for_its_steps():
+    tape, loss, variables = examples.mlp_step()
+    model = steps.build(tape, loss, variables)
+    data = scene.scene(model, collapse=["dense"])
+    dense = [n.id for n in model.nodes if n.scope == "dense"]
+    assert "group0" in data["nodes"] and not set(dense) & set(data["nodes"])
+    assert len(re.findall(r'class="node ', data["svg"])) == len(model.nodes) - len(dense) + 1
+    relu = next(n.id for n in model.nodes if n.label == "Relu")
+    steps_in_dense = [e for e, m in zip(data["events"], model.events) if m.node == relu]
+    assert steps_in_dense and all(e["node"] == "group0" for e in steps_in_dense)
+    assert [path for _, path, _ in data["clusters"]] == ["dense_1", "loss"]
+    everything = scene.scene(model, collapse=True)
+    assert len(re.findall(r'class="node ', everything["svg"])) == 3
+    with pytest.raises(ValueError, match="unknown scope"):
+        scene.scene(model, collapse=["dense_7"])

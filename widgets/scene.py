@@ -23,6 +23,7 @@ STYLE = {
     "constant": 'shape=ellipse style="filled,dashed" fillcolor="#eeeeee" color="#9a9a9a" fontcolor="#6b6b6b"',
     "op": 'shape=box style="rounded,filled" fillcolor="#ffffff" color="#444444"',
     "gradop": 'shape=box style="rounded,filled,dashed" fillcolor="#f1e6ff" color="#7b3fbf"',
+    "group": 'shape=box3d style="filled" fillcolor="#dfe6f5" color="#556677" fontsize=13',
 }
 
 
@@ -107,8 +108,61 @@ def _longest(texts: list, default: str) -> str:
     return max(texts, key=len) if texts else default
 
 
-def dot_source(model: StepModel, updates: list, rankdir: str = "LR") -> str:
+def scope_tree(model: StepModel) -> dict:
+    """Nested dict of name-scope parts; the key None holds the nodes directly in that scope."""
+    tree: dict = {}
+    for n in model.nodes:
+        branch = tree
+        for part in [p for p in n.scope.split("/") if p]:
+            branch = branch.setdefault(part, {})
+        branch.setdefault(None, []).append(n)
+    return tree
+
+
+def _members(branch: dict) -> list:
+    return [n.id for n in branch.get(None, [])] + [
+        m for k, sub in branch.items() if k is not None for m in _members(sub)
+    ]
+
+
+def _walk(tree: dict, folded: set, path: str = ""):
+    """(path, name, branch, is_folded) per scope in drawing order; a folded scope's inner scopes are skipped."""
+    for name, sub in tree.items():
+        if name is None:
+            continue
+        full = f"{path}/{name}" if path else name
+        yield full, name, sub, full in folded
+        if full not in folded:
+            yield from _walk(sub, folded, full)
+
+
+def fold_map(model: StepModel, collapse: Any) -> tuple[dict, dict]:
+    """Which scopes are drawn as one box: ({node id: group id}, {group id: (path, member ids)}).
+
+    `collapse` is None (none), True (every top-level scope) or scope paths such as ["dense", "loss"].
+    """
+    if not collapse:
+        return {}, {}
+    tree = scope_tree(model)
+    wanted = {name for name in tree if name is not None} if collapse is True else set(collapse)
+    known = {path for path, *_ in _walk(tree, set())}
+    unknown = sorted(wanted - known)
+    if unknown:
+        raise ValueError(f"TapeView: collapse names unknown scope(s) {unknown}; the tape's scopes are {sorted(known)}")
+    owner, groups = {}, {}
+    for path, _, branch, folded in _walk(tree, wanted):
+        if folded:
+            gid = f"group{len(groups)}"
+            groups[gid] = (path, _members(branch))
+            owner.update({m: gid for m in groups[gid][1]})
+    return owner, groups
+
+
+def dot_source(model: StepModel, updates: list, rankdir: str = "LR", collapse: Any = None) -> str:
     """The DOT graph: one cluster per name scope, labels sized for the longest text they will show."""
+    owner, groups = fold_map(model, collapse)
+    folded_paths = {path for path, _ in groups.values()}
+    group_of_path = {path: gid for gid, (path, _) in groups.items()}
     per_node: dict[str, dict[str, list]] = {n.id: {"value": [], "grad": []} for n in model.nodes}
     for sets in updates:
         for node_id, slot, text in sets:
@@ -120,22 +174,14 @@ def dot_source(model: StepModel, updates: list, rankdir: str = "LR") -> str:
         f'  node [fontname="{FONT}" fontsize=11 margin="0.12,0.05"];',
         '  edge [color="#7a7a7a" arrowsize=0.7];',
     ]
-    tree: dict = {}
-    for n in model.nodes:
-        branch = tree
-        for part in [p for p in n.scope.split("/") if p]:
-            branch = branch.setdefault(part, {})
-        branch.setdefault(None, []).append(n)
 
-    counter = [0]
-
-    def emit(branch: dict, indent: str, path: str) -> None:
+    def emit_nodes(branch: dict, indent: str) -> None:
         for n in branch.get(None, []):
             texts = per_node[n.id]
             label = "\\n".join(
                 dot_escape(t)
                 for t in (
-                    title_text(n),
+                    title_text(n) + ("  ◎ target" if n.is_target else ""),
                     shape_text(n),
                     _longest(texts["value"], "value ?"),
                     _longest(texts["grad"], "grad None"),
@@ -143,46 +189,44 @@ def dot_source(model: StepModel, updates: list, rankdir: str = "LR") -> str:
             )
             extra = " peripheries=2" if n.is_target else ""
             lines.append(f'{indent}{n.id} [id="n-{n.id}" class="{n.kind}" label="{label}" {STYLE[n.kind]}{extra}];')
+
+    def emit(branch: dict, indent: str, path: str, counter: list) -> None:
+        emit_nodes(branch, indent)
         for name, sub in branch.items():
             if name is None:
                 continue
+            full = f"{path}/{name}" if path else name
+            if full in folded_paths:
+                gid = group_of_path[full]
+                label = f"▸ {dot_escape(name)}\\n{len(groups[gid][1])} nodes folded"
+                lines.append(f'{indent}{gid} [id="n-{gid}" class="group" label="{label}" {STYLE["group"]}];')
+                continue
             k = counter[0]
             counter[0] += 1
-            full = f"{path}/{name}" if path else name
             lines.append(f"{indent}subgraph cluster_{k} {{")
-            lines.append(f'{indent}  id="c-{k}"; label="{dot_escape(name)}"; tooltip="{dot_escape(full)}";')
-            emit(sub, indent + "  ", full)
+            lines.append(f'{indent}  id="c-{k}"; label="{dot_escape(name)}";')
+            emit(sub, indent + "  ", full, counter)
             lines.append(f"{indent}}}")
 
-    emit(tree, "  ", "")
+    emit(scope_tree(model), "  ", "", [0])
+    drawn = set()
     for e in model.edges:
-        lines.append(f'  {e.src} -> {e.dst} [id="e-{e.id}"];')
+        src, dst = owner.get(e.src, e.src), owner.get(e.dst, e.dst)
+        if src != dst and (src, dst) not in drawn:
+            drawn.add((src, dst))
+            lines.append(f'  {src} -> {dst} [id="e-{e.id}"];')
     lines.append("}")
     return "\n".join(lines)
 
 
-def clusters(model: StepModel) -> list:
-    """[cluster id, scope path, member node ids], numbered as `dot_source` numbers its subgraphs."""
-    tree: dict = {}
-    for n in model.nodes:
-        branch = tree
-        for part in [p for p in n.scope.split("/") if p]:
-            branch = branch.setdefault(part, {})
-        branch.setdefault(None, []).append(n.id)
-    out: list = []
-
-    def members(branch: dict) -> list:
-        return list(branch.get(None, [])) + [m for k, sub in branch.items() if k is not None for m in members(sub)]
-
-    def walk(branch: dict, path: str) -> None:
-        for name, sub in branch.items():
-            if name is None:
-                continue
-            full = f"{path}/{name}" if path else name
-            out.append([f"c-{len(out)}", full, members(sub)])
-            walk(sub, full)
-
-    walk(tree, "")
+def clusters(model: StepModel, collapse: Any = None) -> list:
+    """[cluster id, scope path, member node ids] of the clusters drawn, numbered as `dot_source` numbers them."""
+    _, groups = fold_map(model, collapse)
+    folded = {path for path, _ in groups.values()}
+    out = []
+    for path, _, branch, is_folded in _walk(scope_tree(model), folded):
+        if not is_folded:
+            out.append([f"c-{len(out)}", path, _members(branch)])
     return out
 
 
@@ -233,34 +277,46 @@ def aspect(svg: str) -> float:
     return float(m.group(1)) / max(float(m.group(2)), 1.0) if m else 1.0
 
 
-def scene(model: StepModel, rankdir: str = "auto") -> dict:
+def scene(model: StepModel, rankdir: str = "auto", collapse: Any = None) -> dict:
     """Everything the browser needs, as plain JSON: the laid-out SVG and the steps.
 
     rankdir "auto" lays the graph out left to right, unless that makes it so wide that the text
     would be tiny on a screen: then top to bottom, whichever shape is closer to a 16:10 screen.
+    `collapse` draws whole name scopes as one box each (see `fold_map`); their steps light the box.
     """
     updates = node_updates(model)
-    svg = layout(dot_source(model, updates, "LR" if rankdir == "auto" else rankdir))
+    svg = layout(dot_source(model, updates, "LR" if rankdir == "auto" else rankdir, collapse))
     if rankdir == "auto" and aspect(svg) > 2.5:
-        tall = layout(dot_source(model, updates, "TB"))
+        tall = layout(dot_source(model, updates, "TB", collapse))
         if abs(math.log(aspect(tall) / 1.6)) < abs(math.log(aspect(svg) / 1.6)):
             svg = tall
-    return {
-        "svg": svg,
-        "nodes": [n.id for n in model.nodes],
-        "info": node_info(model),
-        "clusters": clusters(model),
-        "anchors": edge_anchors(svg),
-        "events": [
+    owner, groups = fold_map(model, collapse)
+    info = node_info(model)
+    for gid, (path, members) in groups.items():
+        info[gid] = {key: "" for key in info[members[0]]} | {
+            "name": path,
+            "kind": "folded scope",
+            "op": ", ".join(sorted({model.node(m).label for m in members})),
+            "scope": path,
+        }
+    events = []
+    for e, sets, labels in zip(model.events, updates, edge_labels(model)):
+        events.append(
             {
                 "kind": e.kind,
-                "node": e.node,
+                "node": owner.get(e.node, e.node),
                 "edges": list(e.edges),
                 "text": list(e.text),
                 "nonfinite": e.nonfinite,
-                "set": sets,
+                "set": [s for s in sets if s[0] not in owner],
                 "labels": labels,
             }
-            for e, sets, labels in zip(model.events, updates, edge_labels(model))
-        ],
+        )
+    return {
+        "svg": svg,
+        "nodes": [n.id for n in model.nodes if n.id not in owner] + list(groups),
+        "info": info,
+        "clusters": clusters(model, collapse),
+        "anchors": edge_anchors(svg),
+        "events": events,
     }

@@ -20,6 +20,8 @@ class TapeView(anywidget.AnyWidget):
     Create it from a persistent tape, or before `tape.gradient` releases a one-shot tape's records.
     `sources` defaults to every variable and watched tensor the tape saw. `rankdir` is Graphviz's
     direction: "LR" (left to right), "TB" (top to bottom), or "auto" (LR unless the graph gets too wide).
+    `collapse` draws name scopes as one box each: True for every top-level scope, or a list of scope
+    paths (e.g. ["sequential/dense"]); in the browser, clicking a scope's frame folds it too.
     """
 
     _esm = _HERE / "tapeview.js"
@@ -27,11 +29,19 @@ class TapeView(anywidget.AnyWidget):
     scene = traitlets.Dict().tag(sync=True)
     step = traitlets.Int(0).tag(sync=True)
 
-    def __init__(self, tape: Any, target: Any, sources: Any = None, rankdir: str = "auto", **kwargs: Any) -> None:
+    def __init__(
+        self,
+        tape: Any,
+        target: Any,
+        sources: Any = None,
+        rankdir: str = "auto",
+        collapse: Any = None,
+        **kwargs: Any,
+    ) -> None:
         if rankdir not in ("auto", "LR", "TB", "RL", "BT"):
             raise ValueError(f'TapeView: rankdir must be "auto", "LR", "TB", "RL" or "BT", not {rankdir!r}')
         self.model = steps.build(tape, target, sources)
-        super().__init__(scene=build_scene(self.model, rankdir), **kwargs)
+        super().__init__(scene=build_scene(self.model, rankdir, collapse), **kwargs)
 
     @property
     def n_steps(self) -> int:
