@@ -1,8 +1,8 @@
 """Generate the lessons' notebooks from notebooks/lesson_sources/l*.py, and run them so their outputs are committed.
 
-    python notebooks/build_lessons.py            # write and execute every lesson
-    python notebooks/build_lessons.py 01 05      # only lessons whose file name starts with these numbers
-    python notebooks/build_lessons.py --no-run   # write without executing (outputs empty)
+python notebooks/build_lessons.py            # write and execute every lesson
+python notebooks/build_lessons.py 01 05      # only lessons whose file name starts with these numbers
+python notebooks/build_lessons.py --no-run   # write without executing (outputs empty)
 """
 
 from __future__ import annotations

@@ -6,20 +6,38 @@ NAME = "00_start_here.ipynb"
 TITLE = "Start here"
 
 LESSONS = [
-    ("01_finite_differences_vs_autodiff.ipynb", "Finite differences vs automatic differentiation",
-     "approximate gradients, their two errors, and the exact gradient of a tape"),
-    ("02_recording_and_watching.ipynb", "Recording and watching",
-     "what a tape records, what it watches, sources and targets as structures"),
+    (
+        "01_finite_differences_vs_autodiff.ipynb",
+        "Finite differences vs automatic differentiation",
+        "approximate gradients, their two errors, and the exact gradient of a tape",
+    ),
+    (
+        "02_recording_and_watching.ipynb",
+        "Recording and watching",
+        "what a tape records, what it watches, sources and targets as structures",
+    ),
     ("03_persistent_tapes.ipynb", "Persistent tapes", "asking a tape twice, and what that costs in memory"),
-    ("04_nesting_higher_order.ipynb", "Nested tapes and higher-order derivatives",
-     "second derivatives, Jacobians and Hessians"),
+    (
+        "04_nesting_higher_order.ipynb",
+        "Nested tapes and higher-order derivatives",
+        "second derivatives, Jacobians and Hessians",
+    ),
     ("05_getting_none.ipynb", "Getting None", "every reason a gradient comes back None, and `tape.explain`"),
-    ("06_stopping_and_custom_gradients.ipynb", "Stopping and customising gradients",
-     "`stop_gradient`, the softplus NaN, the numerics check, `custom_gradient`"),
-    ("07_model_and_training_loop.ipynb", "Gradients of a model and a custom training loop",
-     "a CNN trained with `fit` and with a hand-written `train_step`"),
-    ("08_forward_vs_reverse_mode.ipynb", "Forward mode vs reverse mode",
-     "JVPs, VJPs, why training uses reverse mode, Hessian-vector products"),
+    (
+        "06_stopping_and_custom_gradients.ipynb",
+        "Stopping and customising gradients",
+        "`stop_gradient`, the softplus NaN, the numerics check, `custom_gradient`",
+    ),
+    (
+        "07_model_and_training_loop.ipynb",
+        "Gradients of a model and a custom training loop",
+        "a CNN trained with `fit` and with a hand-written `train_step`",
+    ),
+    (
+        "08_forward_vs_reverse_mode.ipynb",
+        "Forward mode vs reverse mode",
+        "JVPs, VJPs, why training uses reverse mode, Hessian-vector products",
+    ),
 ]
 
 _TABLE = "\n".join(f"| {i} | [{title}]({name}) | {what} |" for i, (name, title, what) in enumerate(LESSONS, 1))

@@ -57,7 +57,8 @@ CELLS = [
     md(r"""
     Close to $(36, 10)$, never exactly. Why? Taylor's theorem says
 
-    $$\frac{f(w + h e_i) - f(w)}{h} = \frac{\partial f}{\partial w_i} + \frac{h}{2}\,\frac{\partial^2 f}{\partial w_i^2} + O(h^2).$$
+    $$\frac{f(w + h e_i) - f(w)}{h}
+      = \frac{\partial f}{\partial w_i} + \frac{h}{2}\,\frac{\partial^2 f}{\partial w_i^2} + O(h^2).$$
 
     The extra term is the **truncation error**, proportional to $h$: here $\frac{h}{2} \cdot 6 = 3h$ for $w_1$
     (so $0.3$ at $h = 0.1$, exactly what we saw), and $0$ for $w_2$, since $f$ is linear in $w_2$.

@@ -119,7 +119,8 @@ CELLS = [
     del tape
     """),
     md(r"""
-    The **Hessian** of a scalar $f$ is the Jacobian of its gradient: $H_{ij} = \partial^2 f / \partial x_i \partial x_j$.
+    The **Hessian** of a scalar $f$ is the Jacobian of its gradient:
+    $H_{ij} = \partial^2 f / \partial x_i \partial x_j$.
     Nest the tapes and take the outer tape's `jacobian` of the inner gradient. For $f(x) = x_0^2 x_1 + x_1^3$:
     $H = \begin{pmatrix} 2x_1 & 2x_0 \\ 2x_0 & 6x_1 \end{pmatrix}$.
     """),

@@ -147,7 +147,8 @@ CELLS = [
     step_losses = []
     for epoch in range(EPOCHS):
         for start in range(0, len(x_train), BATCH):  # the same batches, in the same order, as fit(shuffle=False)
-            step_losses.append(train_step(looped, optimizer, x_train[start:start + BATCH], y_train[start:start + BATCH]))
+            batch = slice(start, start + BATCH)
+            step_losses.append(train_step(looped, optimizer, x_train[batch], y_train[batch]))
 
     predictions = np.argmax(looped.predict(x_test, verbose=0), axis=1)
     print(f"test accuracy: {np.mean(predictions == y_test):.1%}")

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 
-class NotYet(Exception):
+class NotYet(Exception):  # noqa: N818 - a friendly verdict, not an error
     """Raised by a checker when the answer is not right yet; the message says what is wrong."""
 
 

@@ -22,7 +22,10 @@ def forward_difference(fn: object) -> str:
     return "With h = 1e-7 it is good to about 6 digits, and it needed 4 evaluations of f for 3 parameters."
 
 
-@exercise("1.2", "make x and y mt.Variable(...) (or watch constants), compute g inside the tape, then tape.gradient(g, [x, y]).")
+@exercise(
+    "1.2",
+    "make x and y mt.Variable(...) (or watch constants), compute g inside the tape, then tape.gradient(g, [x, y]).",
+)
 def tape_gradient(answer: object) -> str:
     if not isinstance(answer, (list, tuple)) or len(answer) != 2:
         raise NotYet("answer should be a list of two gradients, [dg/dx, dg/dy].")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import minitape as mt
-
 from lesson_tools._core import NotYet, as_number, exercise
 
 

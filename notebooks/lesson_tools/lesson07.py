@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 import minitape as mt
-
 from lesson_tools._core import NotYet, as_number, exercise
 
 

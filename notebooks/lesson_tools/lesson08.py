@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lesson_tools._core import as_number, exercise, expect_close, NotYet
+from lesson_tools._core import NotYet, as_number, exercise, expect_close
 
 
 @exercise("8.1", "ForwardAccumulator(x, u) around the computation of h, then acc.jvp(h).")
