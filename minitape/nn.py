@@ -3,13 +3,16 @@
 from minitape.ops.api import sigmoid, tanh  # noqa: F401
 from minitape.ops.conv_ops import conv2d, max_pool2d  # noqa: F401
 from minitape.ops.nn_ops import (  # noqa: F401
+    elu,
     l2_loss,
     leaky_relu,
     log_softmax,
     relu,
     sigmoid_cross_entropy_with_logits,
+    silu,
     softmax,
     softmax_cross_entropy_with_logits,
     softplus,
     sparse_softmax_cross_entropy_with_logits,
+    swish,
 )

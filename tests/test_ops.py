@@ -65,6 +65,9 @@ UNARY = [
     ("abs_operator", abs, signed, False),
     ("relu", mt.nn.relu, signed, False),
     ("leaky_relu", mt.nn.leaky_relu, signed, False),
+    ("elu", mt.nn.elu, signed, False),
+    ("silu", mt.nn.silu, signed, True),
+    ("swish", lambda x: mt.nn.swish(x, beta=2.0), signed, True),
     ("l2_loss", mt.nn.l2_loss, signed, True),
     ("norm", mt.norm, signed, True),
     ("clip_by_value", lambda x: mt.clip_by_value(x, -0.9, 0.8), signed, False),
@@ -269,6 +272,30 @@ def test_matmul_with_a_numpy_array_on_the_left():
     with mt.GradientTape() as tape:
         y = mt.reduce_sum(x @ w)
     np.testing.assert_allclose(tape.gradient(y, w).numpy(), x.T @ np.ones((4, 2)))
+
+
+# ---- einsum --------------------------------------------------------------------------------------
+EINSUM = [
+    ("ij,jk->ik", [(2, 3), (3, 4)]),
+    ("bij,bjk->bik", [(2, 2, 3), (2, 3, 2)]),
+    ("ij,jk", [(2, 3), (3, 4)]),  # implicit output: the letters used once
+    ("ii->i", [(3, 3)]),
+    ("ii->", [(3, 3)]),
+    ("ij->ji", [(2, 3)]),
+    ("ijk->k", [(2, 3, 4)]),
+    ("i,j->ij", [(2,), (3,)]),
+    ("ij,ij->i", [(2, 3), (2, 3)]),
+    (",i->i", [(), (3,)]),
+    ("bxby->bxy", [(2, 3, 2, 4)]),  # TensorFlow's batch-jacobian example
+    ("iij,jk->ik", [(3, 3, 2), (2, 4)]),
+]
+
+
+@pytest.mark.parametrize("equation,shapes", EINSUM, ids=[e[0] for e in EINSUM])
+def test_einsum(equation, shapes):
+    args = [signed(*s) for s in shapes]
+    np.testing.assert_allclose(mt.einsum(equation, *args).numpy(), np.einsum(equation, *args))
+    check_gradients(lambda *t: mt.einsum(equation, *t), args, order=2)
 
 
 # ---- casts between floating types: the gradient comes back in the source's dtype --------------------

@@ -433,6 +433,20 @@ def test_guide_advanced_automatic_differentiation():
     assert tape.jacobian(y, delta).shape == (201,)
     assert int(tf.reduce_prod(tf.Variable(tf.ones((5, 10))).shape)) == 50
 
+    x = tf.random.normal([7, 5])
+    w1, w2 = tf.Variable(tf.random.normal([5, 10])), tf.Variable(tf.random.normal([10, 10]))
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = tf.nn.relu(x @ w1)
+        y = tf.nn.elu(y @ w2)
+    j = tape.jacobian(y, x)
+    jb = tape.batch_jacobian(y, x)
+    assert j.shape == (7, 10, 7, 5) and jb.shape == (7, 10, 5)
+    j_select = tf.einsum("bxby->bxy", j)
+    assert float(tf.reduce_max(abs(j_select - jb))) == 0.0
+    j_sum = tf.reduce_sum(j, axis=2)
+    assert float(tf.reduce_max(abs(j_sum - jb))) == 0.0
+
     image = tf.Variable([[[0.5, 0.0, 0.0]]])
     delta = tf.Variable(0.1)
     with tf.GradientTape() as tape:

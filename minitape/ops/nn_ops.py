@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from minitape.errors import InvalidArgumentError
-from minitape.ops.math_ops import abs, cast, exp, log1p, maximum, sigmoid
+from minitape.ops.math_ops import abs, cast, exp, log1p, maximum, sigmoid, where
 from minitape.ops.reduce_ops import _logsumexp, reduce_sum
 from minitape.registry import defop
 from minitape.tensor import Tensor, TensorLike
@@ -28,6 +28,7 @@ def _log_softmax_rule(op, g):  # dx = dy - softmax(x) * sum(dy)
 
 # fmt: off
 relu        = defop("Relu",       lambda a: np.maximum(a, 0),   lambda op, g: g * cast(op.outputs[0] > 0, g.dtype), keep="outputs")  # relu' = [x > 0]
+elu         = defop("Elu",        lambda a: np.where(a > 0, a, np.expm1(np.minimum(a, 0))), lambda op, g: where(op.outputs[0] > 0, g, g * (op.outputs[0] + 1)), keep="outputs")  # elu' = 1 or e^x = z + 1
 softplus    = defop("Softplus",   lambda a: np.logaddexp(0, a), lambda op, g: g * sigmoid(op.inputs[0]),          keep="inputs")   # log(1+e^x)' = sigmoid
 _softmax_op = defop("Softmax",    _softmax,                     _softmax_rule,                                   keep="outputs")
 _lsm_op     = defop("LogSoftmax", lambda a, axis: a - _logsumexp(a, axis, keepdims=True), _log_softmax_rule,  keep="outputs")
@@ -91,6 +92,14 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     """Per-element binary cross-entropy of sigmoid(logits), as max(x,0) - x*z + log(1+e^-|x|)."""
     return maximum(logits, 0) - logits * labels + log1p(exp(-abs(logits)))
+
+
+def silu(features, beta=1.0, name=None):
+    """x * sigmoid(beta x), also called swish."""
+    return features * sigmoid(features * beta)
+
+
+swish = silu
 
 
 def leaky_relu(features, alpha=0.2, name=None):

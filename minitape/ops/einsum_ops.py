@@ -1,0 +1,79 @@
+"""`einsum`: products and sums over labelled axes, e.g. "ij,jk->ik" is matmul and "ii->i" a diagonal.
+
+The gradient for one operand is itself an einsum: the output gradient contracted with
+the other operands onto that operand's labels. Labels that appear nowhere else were
+summed away, so the gradient is broadcast along them; a label repeated within one
+operand (a diagonal) gets its gradient placed back on the diagonal by an identity
+matrix. Because the rule only uses einsum, reshape and broadcast_to, every order of
+derivative works.
+"""
+
+from __future__ import annotations
+
+import string
+
+import numpy as np
+
+from minitape.ops.array_ops import reshape
+from minitape.ops.math_ops import broadcast_to
+from minitape.registry import defop
+from minitape.tensor import Tensor
+
+
+def _parse(equation: str, n_operands: int) -> tuple[list[str], str]:
+    equation = equation.replace(" ", "")
+    if "." in equation:
+        raise NotImplementedError("einsum with '...' is not supported by minitape; name every axis with a letter")
+    inputs, _, output = equation.partition("->")
+    subscripts = inputs.split(",")
+    if len(subscripts) != n_operands:
+        raise ValueError(f"einsum equation {equation!r} names {len(subscripts)} operand(s), but {n_operands} were given")
+    if "->" not in equation:  # implicit form: the letters used once, in alphabetical order
+        letters = "".join(subscripts)
+        output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    return subscripts, output
+
+
+def _forward(*operands, subscripts, output):
+    return np.einsum(",".join(subscripts) + "->" + output, *operands)
+
+
+def _operand_gradient(op, g, k):
+    subscripts, output = op.attrs["subscripts"], op.attrs["output"]
+    sub, shape = subscripts[k], op.input_shapes[k]
+    size = {c: shape[sub.index(c)] for c in sub}
+    unique = "".join(dict.fromkeys(sub))
+    others = [(s, t) for j, (s, t) in enumerate(zip(subscripts, op.inputs)) if j != k]
+    elsewhere = set(output).union(*[set(s) for s, _ in others])
+    kept = "".join(c for c in unique if c in elsewhere)
+    grad = einsum_op(g, *[t for _, t in others], subscripts=(output, *[s for s, _ in others]), output=kept)
+    if kept != unique:  # labels summed away in the forward pass: every element got the same gradient
+        grad = reshape(grad, tuple(size[c] if c in kept else 1 for c in unique))
+        grad = broadcast_to(grad, shape=tuple(size[c] for c in unique))
+    if unique != sub:  # a label repeated in this operand: put the gradient back on the diagonal
+        unused = iter(c for c in string.ascii_letters if c not in "".join(subscripts) + output)
+        full, eyes, eye_subs, seen = "", [], [], set()
+        for c in sub:
+            if c in seen:
+                fresh = next(unused)
+                full += fresh
+                eyes.append(Tensor(np.eye(size[c], dtype=op.input_dtypes[k].as_numpy_dtype)))
+                eye_subs.append(c + fresh)
+            else:
+                full += c
+                seen.add(c)
+        grad = einsum_op(grad, *eyes, subscripts=(unique, *eye_subs), output=full)
+    return grad
+
+
+def _einsum_rule(op, g):
+    return [_operand_gradient(op, g, k) if op.needs[k] else None for k in range(len(op.input_shapes))]
+
+
+einsum_op = defop("Einsum", _forward, _einsum_rule, keep="inputs", same_dtype="all")
+
+
+def einsum(equation: str, *inputs, **kwargs):
+    """Sum of products over labelled axes, as numpy's and TensorFlow's einsum ("ij,jk->ik", "bxby->bxy")."""
+    subscripts, output = _parse(equation, len(inputs))
+    return einsum_op(*inputs, subscripts=tuple(subscripts), output=output)
