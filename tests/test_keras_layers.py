@@ -158,11 +158,11 @@ def test_float_inputs_are_cast_to_the_layer_dtype():
 
 
 # ---- gradients of every layer, in float64 ------------------------------------------------------------
-def _check_layer(layer, x):
+def _check_layer(layer, x, training=False):
     """Check d layer(x) / d x and / d each weight: the weights are swapped for the checker's tensors."""
     layer(x)  # build first
     owners = [(owner, name) for owner in [layer, *layer.layers] for name, value in vars(owner).items()]
-    slots = [(o, n) for o, n in owners if isinstance(getattr(o, n), mt.Variable)]
+    slots = [(o, n) for o, n in owners if isinstance(getattr(o, n), mt.Variable) and getattr(o, n).trainable]
     assert len(slots) == len(layer.trainable_variables)  # every weight is checked
 
     def f(inp, *weights):
@@ -170,7 +170,7 @@ def _check_layer(layer, x):
         for (o, n), w in zip(slots, weights):
             setattr(o, n, w)
         try:
-            return layer(inp)
+            return layer(inp, training=training)
         finally:
             for (o, n), v in zip(slots, saved):
                 setattr(o, n, v)
@@ -201,6 +201,32 @@ def _image(shape=(2, 6, 7, 3)):
 )
 def test_layer_gradients_match_finite_differences(make, shape):
     _check_layer(make(), _image(shape))
+
+
+def test_batch_normalization_gradients_in_training_and_inference():
+    _check_layer(layers.BatchNormalization(dtype="float64"), _image((6, 3)), training=True)
+    _check_layer(layers.BatchNormalization(dtype="float64"), _image((2, 3, 3, 4)), training=True)
+    _check_layer(layers.BatchNormalization(dtype="float64"), _image((6, 3)), training=False)
+
+
+def test_batch_normalization_keeps_running_statistics_as_non_trainable_variables():
+    bn = layers.BatchNormalization(momentum=0.5)
+    x = np.random.default_rng(2).normal(3.0, 2.0, size=(256, 4)).astype(np.float32)
+    y = bn(x, training=True).numpy()
+    np.testing.assert_allclose(y.mean(axis=0), 0, atol=1e-5)
+    np.testing.assert_allclose(y.std(axis=0), 1, atol=1e-3)
+    np.testing.assert_allclose(bn.moving_mean.numpy(), 0.5 * x.mean(axis=0), rtol=1e-5)
+    assert [v.name for v in bn.non_trainable_variables] == [
+        "batch_normalization/moving_mean:0",
+        "batch_normalization/moving_variance:0",
+    ]
+    before = bn.moving_mean.numpy()
+    bn(x)  # inference: uses, and leaves alone, the running statistics
+    np.testing.assert_array_equal(bn.moving_mean.numpy(), before)
+    lines = []
+    model = keras.Sequential([keras.Input(shape=(4,)), bn, layers.Dense(2)])
+    model.summary(print_fn=lines.append)
+    assert "Trainable params: 18" in lines[0] and "Non-trainable params: 8" in lines[0]
 
 
 def test_dropout_gradient_while_training_matches_finite_differences():

@@ -1,0 +1,62 @@
+"""BatchNormalization: normalise each channel by the batch's statistics while training, by running averages after."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minitape.keras.layers.base import Layer, incompatible
+from minitape.ops.api import reduce_mean, rsqrt, square
+
+
+class BatchNormalization(Layer):
+    """gamma * (x - mean) / sqrt(var + epsilon) + beta, per channel (the last axis).
+
+    While training, mean and var are the batch's, and the non-trainable moving_mean and
+    moving_variance move towards them by (1 - momentum); at inference they replace them.
+    """
+
+    def __init__(
+        self,
+        axis: int = -1,
+        momentum: float = 0.99,
+        epsilon: float = 1e-3,
+        center: bool = True,
+        scale: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        if axis != -1:
+            raise ValueError(f"BatchNormalization: only axis=-1 (channels last) is supported, got {axis!r}")
+        self.momentum, self.epsilon, self.center, self.scale = momentum, epsilon, center, scale
+
+    def check_input(self, shape: tuple) -> None:
+        if len(shape) < 2:
+            raise incompatible(self, shape, "an input of rank >= 2 (batch, ..., channels)")
+        if self.built and shape[-1] != self.moving_mean.shape[0]:
+            raise incompatible(
+                self, shape, f"axis -1 of the input to have size {self.moving_mean.shape[0]} (built for that many)"
+            )
+
+    def build(self, input_shape: tuple) -> None:
+        channels = (input_shape[-1],)
+        self.gamma = self.add_weight("gamma", channels, initializer="ones") if self.scale else None
+        self.beta = self.add_weight("beta", channels, initializer="zeros") if self.center else None
+        self.moving_mean = self.add_weight("moving_mean", channels, initializer="zeros", trainable=False)
+        self.moving_variance = self.add_weight("moving_variance", channels, initializer="ones", trainable=False)
+
+    def call(self, inputs: Any, training: bool = False) -> Any:
+        if training:
+            axes = tuple(range(len(inputs.shape) - 1))
+            mean = reduce_mean(inputs, axis=axes)
+            variance = reduce_mean(square(inputs - mean), axis=axes)
+            keep = self.momentum  # the running averages are state, not part of any gradient: plain numpy
+            self.moving_mean.assign(keep * self.moving_mean._value + (1 - keep) * mean._value)
+            self.moving_variance.assign(keep * self.moving_variance._value + (1 - keep) * variance._value)
+        else:
+            mean, variance = self.moving_mean, self.moving_variance
+        outputs = (inputs - mean) * rsqrt(variance + self.epsilon)
+        if self.scale:
+            outputs = outputs * self.gamma
+        if self.center:
+            outputs = outputs + self.beta
+        return outputs
