@@ -187,6 +187,15 @@ def test_where_with_one_argument_gives_indices():
         mt.where([True], x=[1.0])
 
 
+def test_one_hot_and_its_axis():
+    labels = mt.constant([[0, 2], [1, 1]])
+    expected = np.eye(3, dtype=np.float32)[labels.numpy()]
+    np.testing.assert_array_equal(mt.one_hot(labels, 3).numpy(), expected)
+    np.testing.assert_array_equal(mt.one_hot(labels, 3, axis=0).numpy(), np.moveaxis(expected, -1, 0))
+    np.testing.assert_array_equal(mt.one_hot(labels, 3, axis=1).numpy(), np.moveaxis(expected, -1, 1))
+    assert mt.one_hot([1], 2, on_value=5, off_value=-1, dtype=mt.int32).numpy().tolist() == [[-1, 5]]
+
+
 def test_cast():
     x = mt.constant([1.7, -1.7, 0.0])
     np.testing.assert_array_equal(mt.cast(x, mt.int32).numpy(), [1, -1, 0])  # truncation, as in TensorFlow

@@ -53,7 +53,15 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     dtype = as_dtype(dtype) if dtype is not None else float32
     on = 1 if on_value is None else on_value
     off = 0 if off_value is None else off_value
-    return one_hot_op(indices, depth=int(depth), on=on, off=off, dtype=dtype)
+    result = one_hot_op(indices, depth=int(depth), on=on, off=off, dtype=dtype)
+    if axis is None or axis == -1:
+        return result
+    from minitape.ops.array_ops import transpose
+
+    rank = len(result.shape)
+    perm = list(range(rank - 1))
+    perm.insert(axis % rank, rank - 1)  # the new one-hot axis goes to position `axis`
+    return transpose(result, perm=perm)
 
 
 def _plain(v):
