@@ -337,7 +337,8 @@ class _Builder:
             text.append(f"Recorded by a backward pass ({what}): part of the gradient's own graph.")
         for k, src in enumerate(ins):
             text.append(f"input {k}: {_name(src)} = {fmt(src.value)}")
-        text.append(f"output {list(node.shape)} {node.dtype} = {fmt(node.value)}")
+        shape = "scalar" if node.shape == () else f"shape {list(node.shape)}"
+        text.append(f"output ({shape}, {node.dtype}) = {fmt(node.value)}")
         if node.value is None:
             text.append(f"(value unknown: {node.value_note})")
         if first_nan:
