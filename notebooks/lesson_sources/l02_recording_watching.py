@@ -66,9 +66,10 @@ CELLS = [
     md("""
     ## 2. What is on the tape?
 
-    A tape is a list of records, one per op, in the order the ops ran. minitape lets you look: each record names
-    its op type and the ids of its input and output tensors (`#n`, numbered in creation order). Reading a variable
-    is an op too (`ReadVariableOp`). This is the list `gradient()` walks backwards.
+    A tape is a list of records, one per op, in the order the ops ran. minitape lets you look (`tape._records` is
+    internal: fine for learning, not for real code): each record names its op type and the ids of its input and
+    output tensors (`#n`, numbered in creation order). Reading a variable is an op too (`ReadVariableOp`). This is
+    the list `gradient()` walks backwards; `tape.stats()` sums it up.
     """),
     code("""
     x = mt.Variable(3.0, name="x")

@@ -83,7 +83,22 @@ CELLS = [
     """),
     md(r"""
     It stops in the forward pass already, at `Exp`, whose input was 100. The numbers are right; the formula is
-    not stable. Two fixes follow.
+    not stable.
+
+    `enable_check_numerics()` switches the same check on for every op from then on (as in TensorFlow), until
+    `disable_check_numerics()`. Handy at the top of a training script that suddenly produces NaN losses:
+    """),
+    code("""
+    mt.debugging.enable_check_numerics()
+    try:
+        naive_softplus(mt.constant(100.0))
+    except mt.errors.InvalidArgumentError as error:
+        print("stopped:", str(error).splitlines()[0])
+    finally:
+        mt.debugging.disable_check_numerics()
+    """),
+    md(r"""
+    Now the fix.
 
     ## 4. Fix it with `custom_gradient`
 
