@@ -96,7 +96,7 @@ BINARY = [
     ("pow_operator", lambda a, b: a**b, positive, signed),
     ("maximum", mt.maximum, distinct, lambda *s: distinct(*s) + 0.11),
     ("minimum", mt.math.minimum, distinct, lambda *s: distinct(*s) + 0.11),
-    ("squared_difference", lambda a, b: mt.square(a - b), signed, signed),
+    ("squared_difference", mt.math.squared_difference, signed, signed),
     ("where", lambda a, b: mt.where(a > b, a * b, a - b), distinct, lambda *s: distinct(*s) + 0.11),
 ]
 BINARY_SMOOTH = {"maximum": False, "minimum": False, "where": False}
@@ -133,6 +133,7 @@ REDUCTIONS = [
     ("reduce_min", mt.reduce_min, distinct, False),
     ("reduce_prod", mt.reduce_prod, signed, True),
     ("reduce_logsumexp", mt.reduce_logsumexp, signed, True),
+    ("reduce_variance", mt.math.reduce_variance, signed, True),
     ("math_reduce_logsumexp", mt.math.reduce_logsumexp, lambda *s: signed(*s) * 30, True),
 ]
 AXES = [None, 0, 1, -1, 2, (0, 2), [0, 1, 2], (-1, 0)]
@@ -155,6 +156,14 @@ def test_reduction(name, fn, make, smooth, axis, keepdims):
 @pytest.mark.parametrize("name,fn,make,smooth", REDUCTIONS, ids=[r[0] for r in REDUCTIONS])
 def test_reduction_over_all_axes_of_small_shapes(name, fn, make, smooth, shape):
     check_gradients(fn, [make(*shape)], order=2 if smooth else 1)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, -1, (0, 1)], ids=str)
+def test_reduce_std_away_from_zero_spread(axis):
+    # one value per reduced set has zero spread, where the derivative of sqrt is infinite: keep sets of 2+
+    x = distinct(3, 4)
+    np.testing.assert_allclose(mt.math.reduce_std(x, axis=axis).numpy(), np.std(x, axis=axis))
+    check_gradients(lambda t: mt.math.reduce_std(t, axis=axis, keepdims=True), [x], order=2)
 
 
 @pytest.mark.parametrize(

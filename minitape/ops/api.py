@@ -99,6 +99,22 @@ reduce_all = _reduction(_r.reduce_all, "Logical and over `axis`.")
 reduce_any = _reduction(_r.reduce_any, "Logical or over `axis`.")
 
 
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+    """Mean squared distance from the mean over `axis`."""
+    centred = input_tensor - reduce_mean(input_tensor, axis=axis, keepdims=True)
+    return reduce_mean(square(centred), axis=axis, keepdims=keepdims)
+
+
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+    """Standard deviation over `axis`: the square root of `reduce_variance`."""
+    return sqrt(reduce_variance(input_tensor, axis=axis, keepdims=keepdims))
+
+
+def squared_difference(x, y, name=None):
+    """(x - y)^2, elementwise with broadcasting."""
+    return square(subtract(x, y))
+
+
 def argmax(input, axis=None, output_type=None, name=None):
     return _r.argmax(input, axis=0 if axis is None else int(axis))
 
