@@ -27,7 +27,9 @@ def _parse(equation: str, n_operands: int) -> tuple[list[str], str]:
     inputs, _, output = equation.partition("->")
     subscripts = inputs.split(",")
     if len(subscripts) != n_operands:
-        raise ValueError(f"einsum equation {equation!r} names {len(subscripts)} operand(s), but {n_operands} were given")
+        raise ValueError(
+            f"einsum equation {equation!r} names {len(subscripts)} operand(s), but {n_operands} were given"
+        )
     if "->" not in equation:  # implicit form: the letters used once, in alphabetical order
         letters = "".join(subscripts)
         output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
