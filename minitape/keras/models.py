@@ -320,14 +320,24 @@ class _Batches:
             yield self.x[pick], (None if self.y is None else self.y[pick])
 
 
+def _array(value: Any, name: str, what: str) -> np.ndarray:
+    array = backend.to_numpy(value)
+    if array.dtype.kind not in "biuf":
+        raise TypeError(
+            f"{what}(): {name} must be a numpy array or a tensor of numbers (one entry per example), "
+            f"not {type(value).__name__}; datasets and generators are not supported: pass arrays"
+        )
+    return array
+
+
 def _batcher(x: Any, y: Any, batch_size: int | None, what: str) -> _Batches:
     if x is None:
         raise ValueError(f"{what}() needs the input data x")
     if batch_size is not None and (int(batch_size) != batch_size or batch_size < 1):
         raise ValueError(f"{what}(): batch_size must be a positive integer, got {batch_size!r}")
-    x = backend.to_numpy(x)
+    x = _array(x, "x", what)
     if y is not None:
-        y = backend.to_numpy(y)
+        y = _array(y, "y", what)
         nx, ny = _length(x, "x"), _length(y, "y")
         if nx != ny:
             raise ValueError(
