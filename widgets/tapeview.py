@@ -47,9 +47,9 @@ class TapeView(anywidget.AnyWidget):
     def n_steps(self) -> int:
         return len(self.scene["events"])
 
-    def to_svg(self, step: int = -1) -> str:
-        """The graph at `step` (default: the last one, every value and gradient shown) as an SVG string."""
-        return export.to_svg(self.scene, step)
+    def to_svg(self, step: int | None = None) -> str:
+        """The graph at `step` as an SVG string; by default the step the view shows now (-1: the last)."""
+        return export.to_svg(self.scene, self.step if step is None else step)
 
     def save_html(self, path: str | Path, title: str = "minitape tape view") -> Path:
         """Write one self-contained HTML file that animates offline (for slides and course websites)."""
