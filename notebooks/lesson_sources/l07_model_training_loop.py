@@ -109,9 +109,10 @@ CELLS = [
     ## 3. Training with `fit`
 
     `compile` chooses the optimizer, the loss and the metrics; `fit` runs the epochs. (The per-epoch progress bar is
-    switched off here, so that the saved notebook does not depend on the machine's speed; we print the history.)
+    switched off here, so that the saved notebook does not depend on the machine's speed; we print the history.
+    The last digits of the losses depend on the machine's numpy build, so the tests check only that it learns.)
     """),
-    code("""
+    volatile("""
     EPOCHS, BATCH = 5, 64
 
     fitted = new_model()
@@ -122,6 +123,7 @@ CELLS = [
         print(f"epoch {epoch}: loss {loss:.3f}, accuracy {accuracy:.1%}")
     test_loss, test_accuracy = fitted.evaluate(x_test, y_test, verbose=0)
     print(f"test accuracy: {test_accuracy:.1%}")
+    assert history.history["loss"][-1] < history.history["loss"][0] / 5 and test_accuracy > 0.9
     """),
     md(r"""
     ## 4. The same training, written by hand
@@ -132,7 +134,7 @@ CELLS = [
     - `training=True` for layers that behave differently in training (dropout);
     - `tape.gradient(loss, model.trainable_variables)` then `apply_gradients(zip(gradients, variables))`.
     """),
-    code("""
+    volatile("""
     def train_step(model, optimizer, x, y):
         with mt.GradientTape() as tape:
             logits = model(x, training=True)
@@ -152,13 +154,14 @@ CELLS = [
 
     predictions = np.argmax(looped.predict(x_test, verbose=0), axis=1)
     print(f"test accuracy: {np.mean(predictions == y_test):.1%}")
+    assert np.mean(predictions == y_test) > 0.9
     """),
     md("""
     Same starting weights, same batches, same optimizer: the two models should be the same model. Are they?
     """),
     code("""
     differences = [np.max(np.abs(a - b)) for a, b in zip(fitted.get_weights(), looped.get_weights())]
-    print(f"largest difference between the weights of fit and of the loop: {max(differences):.1e}")
+    print("largest difference between the weights of fit and of the loop:", max(differences))
     assert max(differences) < 1e-4
     """),
     md("""
