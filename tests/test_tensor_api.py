@@ -112,6 +112,15 @@ def test_operators_compute_like_numpy():
     np.testing.assert_array_equal((mask | ~mask).numpy(), [True, True])
 
 
+def test_integer_division_follows_tensorflow():
+    assert (mt.constant(3) / mt.constant(2)).dtype == mt.float64  # true division of ints gives float64
+    assert float(mt.constant(3) / 2) == 1.5 and float(3 / mt.constant(2)) == 1.5
+    np.testing.assert_array_equal((mt.range(4) / 4).numpy(), [0.0, 0.25, 0.5, 0.75])
+    assert int(mt.constant(7) // 2) == 3 and int(mt.constant(-7) % 3) == 2  # floor division and modulo
+    assert (mt.constant(3.0) / 2).dtype == mt.float32
+    assert mt.reduce_mean(mt.constant([1, 2])).numpy() == 1  # an integer mean stays an integer, as in TF
+
+
 def test_scalars_convert_to_python_so_if_works():
     x = mt.constant(2.0)
     branch = "positive" if x > 0.0 else "negative"

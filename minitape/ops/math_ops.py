@@ -95,7 +95,7 @@ def _sigmoid(a):
 add      = defop("AddV2",   _broadcasting(np.add),      _binary_rule(lambda op, g: g,       lambda op, g: g),        keep="nothing", **BIN)  # d(a+b) = da + db
 subtract = defop("Sub",     _broadcasting(np.subtract), _binary_rule(lambda op, g: g,       lambda op, g: -g),       keep="nothing", **BIN)  # d(a-b) = da - db
 multiply = defop("Mul",     _broadcasting(np.multiply), _binary_rule(lambda op, g: g * _b(op), lambda op, g: g * _a(op)), keep="inputs", **BIN)  # d(ab) = b da + a db
-divide   = defop("RealDiv", _broadcasting(np.divide),   _binary_rule(lambda op, g: g / _b(op), lambda op, g: -g * _a(op) / square(_b(op))), keep="inputs", **BIN)  # d(a/b) = da/b - a db/b^2
+real_div = defop("RealDiv", _broadcasting(np.divide),   _binary_rule(lambda op, g: g / _b(op), lambda op, g: -g * _a(op) / square(_b(op))), keep="inputs", **BIN)  # d(a/b) = da/b - a db/b^2
 maximum  = defop("Maximum", _broadcasting(np.maximum),  _binary_rule(lambda op, g: g * cast(_a(op) >= _b(op), g.dtype), lambda op, g: g * cast(_a(op) < _b(op), g.dtype)), keep="inputs", **BIN)
 minimum  = defop("Minimum", _broadcasting(np.minimum),  _binary_rule(lambda op, g: g * cast(_a(op) <= _b(op), g.dtype), lambda op, g: g * cast(_a(op) > _b(op), g.dtype)), keep="inputs", **BIN)
 # d(a^b) = b a^(b-1) da + a^b log(a) db; log(a) taken as 0 where a <= 0, as TensorFlow does
@@ -137,6 +137,17 @@ logical_not   = defop("LogicalNot",    np.logical_not,   None)
 is_nan        = defop("IsNan",         np.isnan,         None, dtype_from=None)
 is_finite     = defop("IsFinite",      np.isfinite,      None, dtype_from=None)
 # fmt: on
+
+
+def divide(x, y, name=None):
+    """x / y. Two integer tensors divide as floats (int32 / int32 gives float64), as in TensorFlow."""
+    if _is_integer(x) and _is_integer(y):
+        x, y = cast(x, "float64"), cast(y, "float64")
+    return real_div(x, y)
+
+
+def _is_integer(v):
+    return (v._array() if hasattr(v, "_array") else np.asarray(v)).dtype.kind in "iu"
 
 
 # ---- dtype conversion ----------------------------------------------------------------------------
