@@ -65,6 +65,7 @@ def main() -> None:
     cases = [
         ("300-op chain", examples.chain, 2.0),
         ("MLP training step (grouped)", examples.mlp_step, 3.0),
+        ("keras Sequential MLP step", examples.keras_mlp_step, 3.0),
     ]
     rows, pages = [], []
     tmp = Path(tempfile.mkdtemp())

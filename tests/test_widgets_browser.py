@@ -275,3 +275,9 @@ def test_hostile_names_show_as_text_in_the_browser(browser, tmp_path):
     assert evil + ":0" in page.inner_text(".tv-details") and evil + ":0" in page.inner_text(".tv-panel-text")
     assert evil + ":0" in page.evaluate("() => document.querySelector('#n-var0 text').textContent")
     assert dialogs == []
+    # the keyboard drives it too (a presenter's clicker sends arrow keys)
+    page.focus(".tv")
+    page.keyboard.press("ArrowRight")
+    assert page.inner_text(".tv-counter").startswith("step 1 ") and active_node(page) is not None
+    page.keyboard.press("End")
+    assert "d target / d " in panel_text(page)

@@ -198,3 +198,11 @@ def test_view_of_a_one_shot_tape_made_before_gradient_keeps_working():
     assert float(tape.gradient(y, w)) == 6.0  # the tape releases its records now; the model has what it needs
     assert float(model.gradients[model.sources[0]]) == 6.0
     assert float(by_label(model, "Mul").value) == 9.0
+
+
+def test_keras_mlp_step_matches_the_engine():
+    tape, loss, variables = examples.keras_mlp_step()
+    model = steps.build(tape, loss, variables)
+    for source, g in zip(model.sources, tape.gradient(loss, variables)):
+        np.testing.assert_allclose(model.gradients[source], g.numpy(), rtol=1e-6)
+    assert {n.scope for n in model.nodes if n.label == "MatMul"} == {"sequential/dense", "sequential/dense_1"}

@@ -50,3 +50,17 @@ def chain(n_ops: int = 300, seed: int = 0) -> tuple:
                 t = steps[i % len(steps)](t)
         y = mt.reduce_sum(t)
     return tape, y, [a, b]
+
+
+def keras_mlp_step(batch: int = 8, seed: int = 0) -> tuple:
+    """One training step's tape of a Keras-style Sequential MLP (minitape.keras): layers run in name scopes."""
+    keras = mt.keras
+    keras.utils.set_random_seed(seed)  # the initial weights, so every run draws the same tape
+    rng = np.random.default_rng(seed)
+    model = keras.Sequential([keras.layers.Dense(16, activation="relu"), keras.layers.Dense(3)])
+    x = rng.normal(size=(batch, 4)).astype("float32")
+    labels = rng.integers(0, 3, size=batch)
+    loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    with mt.GradientTape(persistent=True) as tape:
+        loss = loss_fn(labels, model(x))
+    return tape, loss, list(model.trainable_variables)

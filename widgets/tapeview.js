@@ -72,6 +72,21 @@ function renderTapeView(el, data, onStep) {
     counter,
   );
   slider.addEventListener("input", () => { pause(); show(Number(slider.value)); });
+  // a clicker or keyboard in class: arrows step, space plays and pauses, Home resets
+  root.tabIndex = 0;
+  root.addEventListener("keydown", (e) => {
+    const keys = {
+      ArrowRight: () => show(current + 1),
+      ArrowLeft: () => show(current - 1),
+      Home: () => show(0),
+      End: () => show(last),
+      " ": () => (playing ? pause() : play()),
+    };
+    if (!(e.key in keys) || e.target.tagName === "SELECT" || e.target.tagName === "INPUT") return;
+    e.preventDefault();
+    if (e.key !== " ") pause();
+    keys[e.key]();
+  });
 
   // ---- graph and panel -----------------------------------------------------------------------------
   const main = h("div", "tv-main");
