@@ -157,7 +157,7 @@ def active_node(page) -> str | None:
 
 
 def test_tapeview_in_jupyterlab(browser, jupyter_lab):
-    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page = browser.new_page(viewport={"width": 1400, "height": 1150})
     errors: list = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(f"{jupyter_lab}/lab/tree/view.ipynb")

@@ -1,4 +1,17 @@
-"""Jupyter widgets for minitape: `TapeView` steps through a recorded tape, forwards and backwards."""
+"""Jupyter widgets for minitape: `TapeView` steps through a recorded tape, forwards and backwards.
+
+    from widgets import TapeView
+    with mt.GradientTape(persistent=True) as tape:   # or: make the view before tape.gradient
+        f = 3 * w1**2 + 2 * w1 * w2
+    view = TapeView(tape, f)             # sources default to every variable and watched tensor
+    view                                  # play, step, scrub, arrow keys; click a node for its numbers
+    view.to_svg(-1)                       # a static picture of any step (default: the one on screen)
+    view.save_html("tape.html")           # one offline file for slides and course pages
+    TapeView(tape, loss, collapse=True)   # big tapes: each top-level name scope drawn as one box
+
+`steps.build` is the pure-Python model the widget animates (tested without a browser);
+`layout.layout` is the one function that runs Graphviz (`apt-get install graphviz`).
+"""
 
 from widgets.layout import GraphvizNotFoundError
 from widgets.steps import StepModel, build
