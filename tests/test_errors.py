@@ -76,6 +76,14 @@ def test_dtype_mismatch_names_both_dtypes_and_the_cast():
     raises(TypeError, lambda: a + "text", "AddV2", "str")
 
 
+@pytest.mark.parametrize(
+    "fn,op",
+    [(mt.exp, "Exp"), (mt.sqrt, "Sqrt"), (mt.math.log, "Log"), (mt.sigmoid, "Sigmoid"), (mt.nn.softmax, "Softmax")],
+)
+def test_float_only_ops_refuse_integers_instead_of_truncating(fn, op):
+    raises(mt.errors.InvalidArgumentError, lambda: fn(mt.constant([1, 2])), op, "int32", "mt.cast(x, mt.float32)")
+
+
 def test_labels_of_the_wrong_kind():
     logits = mt.ones((2, 3))
     sparse = mt.nn.sparse_softmax_cross_entropy_with_logits

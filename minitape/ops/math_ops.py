@@ -84,6 +84,20 @@ def _broadcasting(np_fn):
     return forward
 
 
+def _floating(np_fn):
+    """`np_fn`, refusing integer and bool input (numpy would compute in float, then the int result truncates)."""
+
+    def forward(a, *args, **kwargs):
+        if a.dtype.kind != "f":
+            raise TypeError(
+                f"needs a floating-point tensor, not {a.dtype.name}: convert it first, e.g. mt.cast(x, mt.float32)"
+            )
+        return np_fn(a, *args, **kwargs)
+
+    forward.__name__, forward.__doc__ = getattr(np_fn, "__name__", "forward"), np_fn.__doc__
+    return forward
+
+
 def _sigmoid(a):
     """1/(1+e^-x) without overflow, and accurate far into the negative tail (where it is e^x/(1+e^x))."""
     e = np.exp(-np.abs(a))
@@ -103,18 +117,18 @@ pow      = defop("Pow",     _broadcasting(np.power),    _binary_rule(lambda op, 
 
 # ---- unary: z = f(x), dx = dy * f'(x) ------------------------------------------------------------
 negative   = defop("Neg",        np.negative,   lambda op, g: -g,                        keep="nothing")  # (-x)' = -1
-exp        = defop("Exp",        np.exp,        lambda op, g: g * z(op),                 keep="outputs")  # (e^x)' = e^x
-log        = defop("Log",        np.log,        lambda op, g: g / x(op),                 keep="inputs")   # (log x)' = 1/x
-log1p      = defop("Log1p",      np.log1p,      lambda op, g: g / (1 + x(op)),           keep="inputs")   # (log(1+x))' = 1/(1+x)
-sin        = defop("Sin",        np.sin,        lambda op, g: g * cos(x(op)),            keep="inputs")   # sin' = cos
-cos        = defop("Cos",        np.cos,        lambda op, g: -g * sin(x(op)),           keep="inputs")   # cos' = -sin
-tan        = defop("Tan",        np.tan,        lambda op, g: g * (1 + square(z(op))),   keep="outputs")  # tan' = 1 + tan^2
-tanh       = defop("Tanh",       np.tanh,       lambda op, g: g * (1 - square(z(op))),   keep="outputs")  # tanh' = 1 - tanh^2
-sigmoid    = defop("Sigmoid",    lambda a: _sigmoid(a),
+exp        = defop("Exp",        _floating(np.exp),        lambda op, g: g * z(op),                 keep="outputs")  # (e^x)' = e^x
+log        = defop("Log",        _floating(np.log),        lambda op, g: g / x(op),                 keep="inputs")   # (log x)' = 1/x
+log1p      = defop("Log1p",      _floating(np.log1p),      lambda op, g: g / (1 + x(op)),           keep="inputs")   # (log(1+x))' = 1/(1+x)
+sin        = defop("Sin",        _floating(np.sin),        lambda op, g: g * cos(x(op)),            keep="inputs")   # sin' = cos
+cos        = defop("Cos",        _floating(np.cos),        lambda op, g: -g * sin(x(op)),           keep="inputs")   # cos' = -sin
+tan        = defop("Tan",        _floating(np.tan),        lambda op, g: g * (1 + square(z(op))),   keep="outputs")  # tan' = 1 + tan^2
+tanh       = defop("Tanh",       _floating(np.tanh),       lambda op, g: g * (1 - square(z(op))),   keep="outputs")  # tanh' = 1 - tanh^2
+sigmoid    = defop("Sigmoid",    _floating(_sigmoid),
                                                 lambda op, g: g * z(op) * (1 - z(op)),   keep="outputs")  # s' = s(1-s)
 square     = defop("Square",     np.square,     lambda op, g: g * 2 * x(op),             keep="inputs")   # (x^2)' = 2x
-sqrt       = defop("Sqrt",       np.sqrt,       lambda op, g: g * 0.5 / z(op),           keep="outputs")  # (sqrt x)' = 1/(2 sqrt x)
-rsqrt      = defop("Rsqrt",      lambda a: 1 / np.sqrt(a), lambda op, g: g * -0.5 * z(op) ** 3, keep="outputs")  # (x^-1/2)' = -x^-3/2 / 2
+sqrt       = defop("Sqrt",       _floating(np.sqrt),       lambda op, g: g * 0.5 / z(op),           keep="outputs")  # (sqrt x)' = 1/(2 sqrt x)
+rsqrt      = defop("Rsqrt",      _floating(lambda a: 1 / np.sqrt(a)), lambda op, g: g * -0.5 * z(op) ** 3, keep="outputs")  # (x^-1/2)' = -x^-3/2 / 2
 abs        = defop("Abs",        np.abs,        lambda op, g: g * sign(x(op)),           keep="inputs")   # |x|' = sign x
 reciprocal = defop("Reciprocal", np.reciprocal, lambda op, g: -g * square(z(op)),        keep="outputs")  # (1/x)' = -1/x^2
 identity   = defop("Identity",   np.copy,       lambda op, g: g,                         keep="nothing")  # x' = 1
