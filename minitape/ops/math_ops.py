@@ -85,17 +85,18 @@ def _broadcasting(np_fn):
 
 
 def _floating(np_fn):
-    """`np_fn`, refusing integer and bool input (numpy would compute in float, then the int result truncates)."""
+    """`np_fn(a)`, refusing integer and bool input (numpy would compute in float, then the int result truncates)."""
 
-    def forward(a, *args, **kwargs):
-        if a.dtype.kind != "f":
-            raise TypeError(
-                f"needs a floating-point tensor, not {a.dtype.name}: convert it first, e.g. mt.cast(x, mt.float32)"
-            )
-        return np_fn(a, *args, **kwargs)
+    def forward(a):  # one argument, no *args: this wraps the hottest ops
+        if a.dtype.kind == "f":
+            return np_fn(a)
+        raise TypeError(_NOT_FLOATING.format(a.dtype.name))
 
     forward.__name__, forward.__doc__ = getattr(np_fn, "__name__", "forward"), np_fn.__doc__
     return forward
+
+
+_NOT_FLOATING = "needs a floating-point tensor, not {}: convert it first, e.g. mt.cast(x, mt.float32)"
 
 
 def _sigmoid(a):

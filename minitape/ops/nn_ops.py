@@ -5,15 +5,23 @@ from __future__ import annotations
 import numpy as np
 
 from minitape.errors import InvalidArgumentError
-from minitape.ops.math_ops import _floating, abs, cast, exp, log1p, maximum, sigmoid, where
+from minitape.ops.math_ops import _NOT_FLOATING, _floating, abs, cast, exp, log1p, maximum, sigmoid, where
 from minitape.ops.reduce_ops import _logsumexp, reduce_sum
 from minitape.registry import defop
 from minitape.tensor import Tensor, TensorLike
 
 
 def _softmax(a, axis):
+    if a.dtype.kind != "f":
+        raise TypeError(_NOT_FLOATING.format(a.dtype.name))
     e = np.exp(a - np.max(a, axis=axis, keepdims=True))
     return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def _log_softmax(a, axis):
+    if a.dtype.kind != "f":
+        raise TypeError(_NOT_FLOATING.format(a.dtype.name))
+    return a - _logsumexp(a, axis, keepdims=True)
 
 
 def _softmax_rule(op, g):  # dx = z * (dy - sum(dy * z))
@@ -30,8 +38,8 @@ def _log_softmax_rule(op, g):  # dx = dy - softmax(x) * sum(dy)
 relu        = defop("Relu",       lambda a: np.maximum(a, 0),   lambda op, g: g * cast(op.outputs[0] > 0, g.dtype), keep="outputs")  # relu' = [x > 0]
 elu         = defop("Elu",        _floating(lambda a: np.where(a > 0, a, np.expm1(np.minimum(a, 0)))), lambda op, g: where(op.outputs[0] > 0, g, g * (op.outputs[0] + 1)), keep="outputs")  # elu' = 1 or e^x = z + 1
 softplus    = defop("Softplus",   _floating(lambda a: np.logaddexp(0, a)), lambda op, g: g * sigmoid(op.inputs[0]),          keep="inputs")   # log(1+e^x)' = sigmoid
-_softmax_op = defop("Softmax",    _floating(_softmax),                     _softmax_rule,                                   keep="outputs")
-_lsm_op     = defop("LogSoftmax", _floating(lambda a, axis: a - _logsumexp(a, axis, keepdims=True)), _log_softmax_rule,  keep="outputs")
+_softmax_op = defop("Softmax",    _softmax,                     _softmax_rule,                                   keep="outputs")
+_lsm_op     = defop("LogSoftmax", _log_softmax, _log_softmax_rule,  keep="outputs")
 one_hot_op  = defop("OneHot", lambda i, depth, on, off, dtype: np.where(np.arange(depth) == i[..., None], on, off).astype(dtype.as_numpy_dtype), None, dtype_from=None)
 # fmt: on
 
