@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from minitape import nest
 from minitape.execute import constant
 from minitape.tape import GradientTape
 from minitape.tensor import Tensor, TensorLike
@@ -33,20 +34,24 @@ def check_gradients(
 
     Along `trials` random directions v, the directional derivative from reverse mode,
     <grad f(x), v>, must match (f(x + eps v) - f(x - eps v)) / 2eps. Non-scalar outputs
-    are summed against fixed random weights first. With `order=2`, the same check runs
-    on the function x -> <grad f(x), w> for a random w, which tests the second
-    derivatives. Use float64 arguments: float32 cannot resolve these differences.
+    (and each tensor of a returned list, tuple or dict) are summed against fixed random
+    weights first. With `order=2`, the same check runs on the function x -> <grad f(x), w>
+    for a random w, which tests the second derivatives. Use float64 arguments: float32
+    cannot resolve these differences.
     """
     arrays = [np.asarray(a._array() if isinstance(a, TensorLike) else a, dtype=np.float64) for a in _as_list(args)]
     rng = np.random.default_rng(seed)
-    weights: dict[tuple, np.ndarray] = {}
+    weights: dict[tuple, np.ndarray] = {}  # fixed random weights per output: (position, shape) -> array
 
     def scalar_f(*xs: Tensor) -> Tensor:
-        out = f(*xs)
-        shape = tuple(out.shape)
-        if shape not in weights:
-            weights[shape] = rng.normal(size=shape)
-        return _sum(out * constant(weights[shape], dtype=out.dtype))
+        total = None
+        for i, out in enumerate(nest.flatten(f(*xs))):  # f may return a tensor or a structure of them
+            key = (i, tuple(out.shape))
+            if key not in weights:
+                weights[key] = rng.normal(size=key[1])
+            term = _sum(out * constant(weights[key], dtype=out.dtype))
+            total = term if total is None else total + term
+        return total
 
     _check(scalar_f, arrays, rng, order, rtol, atol, eps, trials)
 

@@ -232,7 +232,9 @@ ARRAY_OPS = [
     ("stack_axis0", lambda x: mt.stack([x, x * x]), X),
     ("stack_axis1", lambda x: mt.stack([x, 2.0 * x, x], axis=1), X),
     ("stack_axis_minus1", lambda x: mt.stack([x, mt.exp(x)], axis=-1), X),
-    ("unstack", lambda x: mt.stack([u * (i + 1.0) for i, u in enumerate(mt.unstack(x))]), X),
+    ("unstack", lambda x: mt.unstack(x), X),  # check_gradients takes a list of outputs
+    ("unstack_weighted", lambda x: mt.stack([u * (i + 1.0) for i, u in enumerate(mt.unstack(x))]), X),
+    ("dict_of_outputs", lambda x: {"square": x**2, "sum": mt.reduce_sum(x)}, X),
     ("unstack_axis1", lambda x: mt.add_n([u * u for u in mt.unstack(x, axis=1)]), X),
     ("reshape", lambda x: mt.reshape(x, (2, -1)) * np.arange(1.0, 7.0), X),
     ("reshape_vector", lambda x: mt.reshape(x, [-1]) ** 2, X),
