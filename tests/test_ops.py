@@ -309,6 +309,13 @@ def test_einsum(equation, shapes):
     check_gradients(lambda *t: mt.einsum(equation, *t), args, order=2)
 
 
+@pytest.mark.parametrize("axes", [1, 0, ([1, 2], [1, 0]), [[2], [0]], ([-1], [0])], ids=str)
+def test_tensordot(axes):
+    a, b = signed(2, 3, 4), signed(4, 3, 5)
+    np.testing.assert_allclose(mt.tensordot(a, b, axes).numpy(), np.tensordot(a, b, axes))
+    check_gradients(lambda p, q: mt.tensordot(p, q, axes), [a, b], order=2)
+
+
 # ---- casts between floating types: the gradient comes back in the source's dtype --------------------
 @pytest.mark.parametrize("source", [mt.float16, mt.float32, mt.float64])
 @pytest.mark.parametrize("target", [mt.float16, mt.float32, mt.float64])

@@ -79,3 +79,26 @@ def einsum(equation: str, *inputs, **kwargs):
     """Sum of products over labelled axes, as numpy's and TensorFlow's einsum ("ij,jk->ik", "bxby->bxy")."""
     subscripts, output = _parse(equation, len(inputs))
     return einsum_op(*inputs, subscripts=tuple(subscripts), output=output)
+
+
+def tensordot(a, b, axes, name=None):
+    """Contract `axes` of a with `axes` of b: an int n means a's last n with b's first n; or a pair of lists."""
+    rank_a, rank_b = len(np.shape(_value(a))), len(np.shape(_value(b)))
+    if isinstance(axes, (int, np.integer)):
+        axes_a, axes_b = list(range(rank_a - int(axes), rank_a)), list(range(int(axes)))
+    else:
+        axes_a, axes_b = ([int(x)] if np.ndim(x) == 0 else [int(i) for i in x] for x in axes)
+    if len(axes_a) != len(axes_b):
+        raise ValueError(f"tensordot: axes {axes_a} of a and {axes_b} of b must pair up one to one")
+    letters = iter(string.ascii_letters)
+    sub_a = [next(letters) for _ in range(rank_a)]
+    sub_b = [next(letters) for _ in range(rank_b)]
+    for i, j in zip(axes_a, axes_b):
+        sub_b[j % rank_b] = sub_a[i % rank_a]
+    contracted = set(sub_a[i % rank_a] for i in axes_a)
+    output = [c for c in sub_a + sub_b if c not in contracted]
+    return einsum_op(a, b, subscripts=("".join(sub_a), "".join(sub_b)), output="".join(output))
+
+
+def _value(t):
+    return t._array() if hasattr(t, "_array") else t
