@@ -261,6 +261,15 @@ def print_table(title: str, unit: str, figures: dict[str, float | None], digits:
         print(f"  {engine:<10}{value:>12.{digits}f}{ratios}")
 
 
+def print_target(goal: str, figures: dict[str, float | None], peer: str, limit: float) -> None:
+    """One target of the engine issue: minitape's figure at most `limit` times `peer`'s."""
+    if figures.get(peer) is None:
+        print(f"  target, {goal}: {peer} not installed")
+        return
+    ratio = figures["minitape"] / figures[peer]
+    print(f"  target, {goal}: {'met' if ratio <= limit else 'not met'} ({ratio:.2f}x)")
+
+
 # ---- the three sections --------------------------------------------------------------------------
 REPEATS = 3 if ARGS.quick else 9
 LONG_REPEATS = 1 if ARGS.quick else 2
@@ -278,6 +287,7 @@ def bench_chain() -> None:
     print_table(title, "us/op", figures)
     agree = all(np.allclose(g, grads["numpy"], rtol=1e-9, atol=1e-300) for g in grads.values())
     print(f"  gradients agree across engines: {'yes' if agree else 'NO'}")
+    print_target("minitape per op at or below torch's", figures, "torch", 1.0)
 
 
 def bench_mlp() -> None:
@@ -294,6 +304,8 @@ def bench_mlp() -> None:
     print_table(title, "ms/step", figures, digits=3)
     firsts = [f"{engine} {first:.4f}" for engine, (first, _) in losses.items()]
     print(f"  first-step loss (same init): {', '.join(firsts)}")
+    print_target("minitape within 1.5x of torch", figures, "torch", 1.5)
+    print_target("minitape within 3x of the numpy floor", figures, "numpy", 3.0)
 
 
 def bench_long_chain() -> None:

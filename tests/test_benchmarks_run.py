@@ -28,6 +28,10 @@ def test_bench_engine_quick_prints_the_three_sections_with_numbers():
         for peer in ("torch", "autograd"):
             assert re.search(rf"^  {peer} +({NUMBER} |not installed)", section, re.M), section
     assert "gradients agree across engines: yes" in chain
+    verdict = rf"((met|not met) \({NUMBER}x\)|torch not installed)"  # the bench extra may be missing
+    assert re.search(rf"target, minitape per op at or below torch's: {verdict}", chain), chain
+    assert re.search(rf"target, minitape within 1.5x of torch: {verdict}", mlp), mlp
+    assert re.search(rf"target, minitape within 3x of the numpy floor: (met|not met) \({NUMBER}x\)", mlp), mlp
     assert re.search(rf"first-step loss \(same init\): minitape {NUMBER}, numpy {NUMBER}", mlp), mlp
     rows = re.findall(rf"^ +([\d,]+) +{NUMBER} +{NUMBER}", long_chain, re.M)
     assert rows == ["2,500", "5,000", "10,000"], long_chain
