@@ -55,6 +55,7 @@ def chain(n_ops: int = 300, seed: int = 0) -> tuple:
 def keras_mlp_step(batch: int = 8, seed: int = 0) -> tuple:
     """One training step's tape of a Keras-style Sequential MLP (minitape.keras): layers run in name scopes."""
     keras = mt.keras
+    keras.backend.clear_session()  # layer names restart at dense, dense_1, whatever ran before
     keras.utils.set_random_seed(seed)  # the initial weights, so every run draws the same tape
     rng = np.random.default_rng(seed)
     model = keras.Sequential([keras.layers.Dense(16, activation="relu"), keras.layers.Dense(3)])
