@@ -86,4 +86,19 @@ def __getattr__(name: str) -> Any:
         import importlib
 
         return importlib.import_module("minitape.keras")
+    if name in _NOT_IMPLEMENTED:
+        raise AttributeError(
+            f"minitape has no tf.{name}: {_NOT_IMPLEMENTED[name]}. minitape covers the eager GradientTape API "
+            "and what the lessons need; see 'What is not there' in README.md"
+        )
     raise AttributeError(f"module 'minitape' has no attribute {name!r}")
+
+
+_NOT_IMPLEMENTED = {
+    "data": "pass numpy arrays to model.fit, or slice batches yourself",
+    "linalg": "matmul, einsum and tensordot are there; solve, inv and eigh are not",
+    "saved_model": "models cannot be saved",
+    "IndexedSlices": "the gradient of gather is a dense tensor",
+    "sparse": "tensors are dense numpy arrays",
+    "distribute": "minitape runs in one process on the CPU",
+}

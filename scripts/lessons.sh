@@ -11,7 +11,6 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -e ".[notebooks]"
-if [ -d notebooks ]; then
-    exec .venv/bin/jupyter lab notebooks/00_start_here.ipynb "$@"
-fi
-exec .venv/bin/python examples/first_gradient.py
+extra=()
+[ "$(id -u)" = 0 ] && extra+=(--allow-root)  # JupyterLab refuses root unless told (containers, Binder-like boxes)
+exec .venv/bin/jupyter lab "${extra[@]}" notebooks/00_start_here.ipynb "$@"
