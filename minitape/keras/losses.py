@@ -15,7 +15,11 @@ from minitape import name_scope
 from minitape.keras import backend
 from minitape.ops.api import clip_by_value, log, reduce_mean, reduce_sum, reshape, square
 from minitape.ops.math_ops import cast
-from minitape.ops.nn_ops import log_softmax, sigmoid_cross_entropy_with_logits
+from minitape.ops.nn_ops import (
+    log_softmax,
+    sigmoid_cross_entropy_with_logits,
+    sparse_softmax_cross_entropy_with_logits,
+)
 from minitape.tensor import Tensor, TensorLike
 
 
@@ -67,6 +71,8 @@ def sparse_categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool 
             f"{name}: label {bad} is out of range: y_pred has shape {tuple(y_pred.shape)}, so labels must be in "
             f"[0, {n_classes}). Check that the last Dense layer has one unit per class."
         )
+    if from_logits and axis in (-1, len(y_pred.shape) - 1):  # the fused op: one record each way
+        return sparse_softmax_cross_entropy_with_logits(labels=labels.astype(np.int64), logits=y_pred)
     one_hot = Tensor(np.eye(n_classes, dtype=y_pred.dtype.as_numpy_dtype)[labels.astype(np.int64)])
     log_p = log_softmax(y_pred, axis=axis) if from_logits else log(_clipped_probabilities(y_pred))
     return -reduce_sum(one_hot * log_p, axis=axis)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from minitape.errors import InvalidArgumentError
+from minitape.ops.array_ops import reshape
 from minitape.ops.math_ops import _NOT_FLOATING, _floating, abs, cast, exp, log1p, maximum, sigmoid, where
 from minitape.ops.reduce_ops import _logsumexp, reduce_sum
 from minitape.registry import defop
@@ -96,8 +97,69 @@ def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None
         raise InvalidArgumentError(
             f"sparse_softmax_cross_entropy_with_logits: label {bad} is outside the valid range [0, {depth})"
         )
-    targets = Tensor(np.eye(depth, dtype=lg.dtype)[lab])
-    return -reduce_sum(targets * log_softmax(logits), axis=-1)
+    return _sparse_xent_op(logits, labels)
+
+
+# The loss and its gradient as primitives: one op each way instead of the eight that log_softmax, a one-hot
+# product, a sum and a negation make forward and backward. TensorFlow fuses it too.
+def _shifted(logits):
+    """logits minus each row's maximum (where finite), so that exp cannot overflow."""
+    top = np.maximum.reduce(logits, axis=-1, keepdims=True)  # the ufunc itself: np.max's wrapper costs more
+    if not np.isfinite(top).all():
+        top = np.where(np.isfinite(top), top, 0)
+    return logits - top
+
+
+def _rows_and_labels(labels):
+    """Index arrays that pick each example's label from logits flattened to (examples, classes)."""
+    return np.arange(labels.size), labels.ravel()
+
+
+def _sparse_xent(logits, labels):
+    """-log softmax(logits)[label] = logsumexp(logits) - logits[label], on shifted logits."""
+    if logits.dtype.kind != "f":
+        raise TypeError(_NOT_FLOATING.format(logits.dtype.name))
+    shifted = _shifted(logits)
+    picked = shifted.reshape(-1, shifted.shape[-1])[_rows_and_labels(labels)].reshape(labels.shape)
+    return np.log(np.add.reduce(np.exp(shifted), axis=-1)) - picked
+
+
+def _sparse_xent_backprop(g, logits, labels):
+    """g[..., None] * (softmax(logits) - one_hot(labels)): the gradient of the loss for the logits."""
+    grad = np.exp(_shifted(logits))
+    grad /= np.add.reduce(grad, axis=-1, keepdims=True)
+    grad.reshape(-1, grad.shape[-1])[_rows_and_labels(labels)] -= 1  # a view: subtracts in place
+    grad *= g[..., None]
+    return grad
+
+
+def _sparse_xent_rule(op, g):  # dlogits = g (softmax - one_hot); labels have none
+    logits, labels = op.inputs
+    return _sparse_xent_backprop_op(g, logits, labels) if op.needs[0] else None, None
+
+
+def _sparse_xent_backprop_rule(op, dy):
+    """Second derivatives of the loss, written with differentiable ops so that every higher order works too.
+
+    With p = softmax(logits) and out = g[..., None] (p - one_hot):
+    dg = sum(dy (p - one_hot)) over the classes; dlogits = p (v - sum(v p)), the softmax rule for v = dy g.
+    """
+    g, logits, labels = op.inputs
+    p = softmax(logits)
+    d_g = d_logits = None
+    if op.needs[0]:
+        one_hot_labels = Tensor(np.eye(op.input_shapes[1][-1], dtype=p._value.dtype)[labels._value])
+        d_g = reduce_sum(dy * (p - one_hot_labels), axis=-1)
+    if op.needs[1]:
+        v = dy * reshape(g, (*op.input_shapes[0], 1))
+        d_logits = p * (v - reduce_sum(v * p, axis=-1, keepdims=True))
+    return d_g, d_logits, None
+
+
+# fmt: off
+_sparse_xent_op          = defop("SparseSoftmaxCrossEntropyWithLogits",     _sparse_xent,          _sparse_xent_rule,          keep="inputs", same_dtype=None)
+_sparse_xent_backprop_op = defop("SparseSoftmaxCrossEntropyWithLogitsGrad", _sparse_xent_backprop, _sparse_xent_backprop_rule, keep="inputs", same_dtype=(0, 1))
+# fmt: on
 
 
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):

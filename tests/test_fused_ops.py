@@ -1,0 +1,50 @@
+"""Fused primitives on the training path: one record where a composite made several, same values and derivatives."""
+
+import numpy as np
+
+import minitape as mt
+from minitape.test_util import check_gradients
+
+rng = np.random.default_rng(7)
+LOGITS = rng.normal(size=(4, 5)) * 2
+LABELS = np.array([0, 4, 2, 2])
+
+
+def sparse_xent(x, labels=LABELS):
+    return mt.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=x)
+
+
+def test_sparse_cross_entropy_is_one_record_each_way():
+    logits = mt.constant(LOGITS)
+    with mt.GradientTape(persistent=True) as outer:
+        outer.watch(logits)
+        with mt.GradientTape() as inner:
+            inner.watch(logits)
+            loss = mt.reduce_sum(sparse_xent(logits))
+        grad = inner.gradient(loss, logits)
+    assert [op.type for op in inner._records] == ["SparseSoftmaxCrossEntropyWithLogits", "Sum"]
+    assert "SparseSoftmaxCrossEntropyWithLogitsGrad" in [op.type for op in outer._records]
+    probs = np.exp(LOGITS) / np.exp(LOGITS).sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(grad.numpy(), probs - np.eye(5)[LABELS])
+
+
+def test_sparse_cross_entropy_third_derivatives_and_batch_shapes():
+    check_gradients(sparse_xent, [LOGITS], order=3)
+    check_gradients(lambda x: sparse_xent(x, LABELS.reshape(2, 2)), [LOGITS.reshape(2, 2, 5)], order=2)
+    check_gradients(lambda x: sparse_xent(x, np.int64(3)) * x[0], [LOGITS[0]], order=2)
+
+
+def test_sparse_cross_entropy_stays_finite_for_an_impossible_class():
+    # log_softmax is -inf at a -inf logit; a product with a one-hot made 0 * -inf = NaN there
+    loss = sparse_xent(mt.constant([[0.0, -np.inf, 1.0]]), labels=[0])
+    np.testing.assert_allclose(loss.numpy(), [np.log(1 + np.e)])
+
+
+def test_keras_sparse_loss_from_logits_uses_the_fused_op():
+    logits = mt.constant(LOGITS)
+    with mt.GradientTape() as tape:
+        tape.watch(logits)
+        loss = mt.keras.losses.SparseCategoricalCrossentropy(from_logits=True)(LABELS.astype(np.float32), logits)
+    assert "SparseSoftmaxCrossEntropyWithLogits" in [op.type for op in tape._records]
+    log_probs = LOGITS - np.log(np.exp(LOGITS).sum(axis=1, keepdims=True))
+    np.testing.assert_allclose(loss.numpy(), -log_probs[np.arange(4), LABELS].mean())
