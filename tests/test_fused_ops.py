@@ -48,3 +48,38 @@ def test_keras_sparse_loss_from_logits_uses_the_fused_op():
     assert "SparseSoftmaxCrossEntropyWithLogits" in [op.type for op in tape._records]
     log_probs = LOGITS - np.log(np.exp(LOGITS).sum(axis=1, keepdims=True))
     np.testing.assert_allclose(loss.numpy(), -log_probs[np.arange(4), LABELS].mean())
+
+
+def test_matmul_gradient_is_one_matmul_per_operand_for_every_transpose_flag():
+    from minitape.ops.math_ops import matmul
+
+    a, b = rng.normal(size=(2, 3, 4)), rng.normal(size=(4, 5))
+    for ta in (False, True):
+        for tb in (False, True):
+            left = np.swapaxes(a, -1, -2) if ta else a  # stored transposed, so the product is the same
+            right = b.T if tb else b
+            np.testing.assert_allclose(matmul(left, right, transpose_a=ta, transpose_b=tb).numpy(), a @ b)
+            check_gradients(lambda x, y, ta=ta, tb=tb: matmul(x, y, transpose_a=ta, transpose_b=tb), [left, right], 2)
+    w = mt.constant(b)
+    with mt.GradientTape() as outer:
+        outer.watch(w)
+        with mt.GradientTape() as inner:
+            inner.watch(w)
+            y = mt.reduce_sum(mt.square(mt.constant(a[0]) @ w))
+        inner.gradient(y, w)
+    # the gradient for w is a^T g: one MatMul with transpose_a, no MatrixTranspose
+    assert [op.type for op in outer._records if op.backward_of == "MatMul"] == ["MatMul"]
+
+
+def test_relu_gradient_is_one_record_and_its_derivative_is_the_same_mask():
+    x = rng.normal(size=(3, 4))
+    check_gradients(lambda t: mt.nn.relu(t) * t, [x], order=3)
+    t = mt.constant(x)
+    with mt.GradientTape() as outer:
+        outer.watch(t)
+        with mt.GradientTape() as inner:
+            inner.watch(t)
+            y = mt.reduce_sum(mt.nn.relu(t) * t)
+        g = inner.gradient(y, t)
+    assert "ReluGrad" in [op.type for op in outer._records] and "Greater" not in [op.type for op in outer._records]
+    np.testing.assert_allclose(outer.gradient(g, t).numpy(), 2.0 * (x > 0))

@@ -204,9 +204,12 @@ def zeros_like(t):
     return Tensor(np.zeros(t.shape, t.dtype.as_numpy_dtype))
 
 
-def _matmul_forward(a, b):
+def _matmul_forward(a, b, transpose_a=False, transpose_b=False):
     if a.ndim < 2 or b.ndim < 2:
         raise ValueError("matmul needs tensors of rank 2 or more; reshape a vector to (1, n) or (n, 1)")
+    # the transposes are views: numpy hands the strides to BLAS, so they copy nothing
+    a = np.swapaxes(a, -1, -2) if transpose_a else a
+    b = np.swapaxes(b, -1, -2) if transpose_b else b
     if a.shape[-1] != b.shape[-2]:
         raise ValueError(
             f"inner dimensions differ: {a.shape[-1]} (last of a) != {b.shape[-2]} (second-last of b); "
@@ -215,17 +218,31 @@ def _matmul_forward(a, b):
     return np.matmul(a, b)
 
 
-def _t(m):  # swap the last two axes
-    return transpose_last(m)
+def _matmul_rule(op, g):
+    """dA = dZ B^T, dB = A^T dZ, each one MatMul whose transpose flags say which operand to swap (as TensorFlow).
+
+    With A^T or B^T in the forward product, the same identities give the four cases below.
+    """
+    a, b = op.inputs
+    ta, tb = op.attrs.get("transpose_a", False), op.attrs.get("transpose_b", False)
+    da = db = None
+    if op.needs[0]:
+        if ta:
+            da = matmul(b, g, transpose_a=True, transpose_b=True) if tb else matmul(b, g, transpose_b=True)
+        else:
+            da = matmul(g, b) if tb else matmul(g, b, transpose_b=True)
+    if op.needs[1]:
+        if tb:
+            db = matmul(g, a, transpose_a=True, transpose_b=True) if ta else matmul(g, a, transpose_a=True)
+        else:
+            db = matmul(a, g) if ta else matmul(a, g, transpose_a=True)
+    return (
+        unbroadcast(da, op.input_shapes[0]) if da is not None else None,
+        unbroadcast(db, op.input_shapes[1]) if db is not None else None,
+    )
 
 
-matmul = defop(
-    "MatMul",
-    _matmul_forward,
-    _binary_rule(lambda op, g: g @ _t(_b(op)), lambda op, g: _t(_a(op)) @ g),  # dA = dZ B^T, dB = A^T dZ
-    keep="inputs",
-    **BIN,
-)
+matmul = defop("MatMul", _matmul_forward, _matmul_rule, keep="inputs", **BIN)
 
 transpose_last = defop(
     "MatrixTranspose", lambda a: np.swapaxes(a, -1, -2), lambda op, g: transpose_last(g), keep="nothing"

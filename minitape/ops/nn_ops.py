@@ -6,7 +6,7 @@ import numpy as np
 
 from minitape.errors import InvalidArgumentError
 from minitape.ops.array_ops import reshape
-from minitape.ops.math_ops import _NOT_FLOATING, _floating, abs, cast, exp, log1p, maximum, sigmoid, where
+from minitape.ops.math_ops import _NOT_FLOATING, _floating, abs, exp, log1p, maximum, sigmoid, where
 from minitape.ops.reduce_ops import _logsumexp, reduce_sum
 from minitape.registry import defop
 from minitape.tensor import Tensor, TensorLike
@@ -36,7 +36,9 @@ def _log_softmax_rule(op, g):  # dx = dy - softmax(x) * sum(dy)
 
 
 # fmt: off
-relu        = defop("Relu",       lambda a: np.maximum(a, 0),   lambda op, g: g * cast(op.outputs[0] > 0, g.dtype), keep="outputs")  # relu' = [x > 0]
+relu        = defop("Relu",       lambda a: np.maximum(a, 0),   lambda op, g: relu_grad(g, op.outputs[0]),       keep="outputs")  # relu' = [x > 0]
+# dy * [z > 0] as one op (not Greater, Cast, Mul); its own derivative: the same mask for dy, none for z (a step)
+relu_grad   = defop("ReluGrad",   lambda g, z: g * (z > 0),     lambda op, dy: (relu_grad(dy, op.inputs[1]) if op.needs[0] else None, None), keep="inputs", same_dtype=(0, 1))
 elu         = defop("Elu",        _floating(lambda a: np.where(a > 0, a, np.expm1(np.minimum(a, 0)))), lambda op, g: where(op.outputs[0] > 0, g, g * (op.outputs[0] + 1)), keep="outputs")  # elu' = 1 or e^x = z + 1
 softplus    = defop("Softplus",   _floating(lambda a: np.logaddexp(0, a)), lambda op, g: g * sigmoid(op.inputs[0]),          keep="inputs")   # log(1+e^x)' = sigmoid
 _softmax_op = defop("Softmax",    _softmax,                     _softmax_rule,                                   keep="outputs")
