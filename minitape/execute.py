@@ -12,7 +12,7 @@ import numpy as np
 from minitape import context, registry
 from minitape.dtypes import DType, as_dtype
 from minitape.errors import InvalidArgumentError
-from minitape.operation import Operation, user_line
+from minitape.operation import Operation, format_where, user_line
 from minitape.tensor import Tensor, TensorLike, _next_id
 
 
@@ -196,13 +196,12 @@ def check_finite(op_type: str, inputs: list, outputs: list[Tensor]) -> None:
         if t.dtype.is_floating and not np.all(np.isfinite(t._value)):
             bad = "NaN" if np.any(np.isnan(t._value)) else "inf"
             forward_op = context.backward_of
-            file, line = user_line()
-            stage = f"in the forward pass (called from {file}:{line})"
+            called_from = format_where(user_line())
+            stage = f"in the forward pass (called from {called_from})"
             if forward_op is not None:
-                ran_at = f"{forward_op.where[0]}:{forward_op.where[1]}" if forward_op.where else "an unknown line"
                 stage = (
                     f"in the backward pass, computing the gradient of {forward_op.type} (that {forward_op.type} "
-                    f"ran at {ran_at}; gradient() was called from {file}:{line})"
+                    f"ran at {format_where(forward_op.where)}; gradient() was called from {called_from})"
                 )
             values = "; ".join(f"input {i}: {_summary(x._array())}" for i, x in enumerate(inputs))
             hint = ""

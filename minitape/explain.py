@@ -22,12 +22,12 @@ the timeline tells when it was made. For each source it asks, in this order:
 from __future__ import annotations
 
 import html
-import os
 import sys
 from dataclasses import dataclass, replace
 from typing import Any
 
 from minitape import nest, registry
+from minitape.operation import format_where
 from minitape.tensor import TensorLike
 from minitape.variables import Variable
 
@@ -505,8 +505,7 @@ def _type_name(value: Any) -> str:
     return type(value).__name__ if module == "builtins" else f"{module}.{type(value).__name__}"
 
 
-def _at(where: tuple[str, int] | None) -> str:
-    return f"{os.path.basename(where[0])}:{where[1]}" if where else "an unknown line"
+_at = format_where  # 'file.py:12', or 'line 12 of its cell' in a notebook
 
 
 # ---- memory ------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ little. It keeps the tensors themselves only when its gradient rule needs them
 
 from __future__ import annotations
 
+import os
 import sys
 import weakref
 from typing import Any
@@ -24,6 +25,16 @@ def user_line() -> tuple[str, int]:
     while frame.f_back is not None and frame.f_globals.get("__name__", "").startswith((_PACKAGE, "numpy.")):
         frame = frame.f_back
     return frame.f_code.co_filename, frame.f_lineno
+
+
+def format_where(where: tuple[str, int] | None) -> str:
+    """A user line for messages: 'train.py:12', or 'line 12 of its cell' for code typed in a notebook."""
+    if not where:
+        return "an unknown line"
+    file, line = where
+    if "ipykernel_" in file or file.startswith("<ipython-input"):  # a notebook cell's made-up file name
+        return f"line {line} of its cell"
+    return f"{os.path.basename(file)}:{line}"
 
 
 def _describe(tensors: list) -> tuple[tuple, tuple, tuple, tuple]:

@@ -11,6 +11,7 @@ import pytest
 import minitape as mt
 from minitape import context
 from minitape.errors import InvalidArgumentError
+from minitape.operation import format_where
 
 HERE = os.path.basename(__file__)
 
@@ -48,7 +49,7 @@ def test_forward_nan_names_the_op_and_the_user_line():
             mt.sqrt(x) * 2.0
     message = str(caught.value)
     assert "Sqrt produced NaN in the forward pass" in message
-    assert f"(called from {__file__}:{line})" in message
+    assert f"(called from {HERE}:{line})" in message
     assert "float32[3] = [ 1. -1.  4.]" in message
 
 
@@ -65,7 +66,7 @@ def test_backward_names_the_forward_op_whose_gradient_made_the_nan():
     assert message.startswith("check_numerics: Mul produced NaN in the backward pass")
     assert "computing the gradient of Exp" in message
     exp_line = naive_softplus.__code__.co_firstlineno + 1  # the user's line of code that ran Exp
-    assert f"that Exp ran at {__file__}:{exp_line}" in message
+    assert f"that Exp ran at {HERE}:{exp_line}" in message
     assert "input 0: float32[] = 0.; input 1: float32[] = inf" in message
     assert "already NaN or inf" in message and "custom_gradient" in message
 
@@ -109,3 +110,9 @@ def test_check_numerics_on_one_tensor():
     assert mt.debugging.check_numerics(good, "weights") is good
     with pytest.raises(InvalidArgumentError, match="weights: tensor had NaN or inf values"):
         mt.debugging.check_numerics(mt.constant([1.0, np.nan]), "weights")
+
+
+def test_a_notebook_cell_is_named_as_such_in_messages():
+    assert format_where(("/tmp/ipykernel_4242/3672784403.py", 4)) == "line 4 of its cell"
+    assert format_where(("/home/me/train.py", 12)) == "train.py:12"
+    assert format_where(None) == "an unknown line"

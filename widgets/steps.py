@@ -16,6 +16,7 @@ import numpy as np
 
 from minitape import context, nest, registry
 from minitape.backprop import _as_list, reachable_from
+from minitape.operation import format_where
 from minitape.ops.math_ops import add
 from minitape.tensor import Tensor, TensorLike
 from minitape.variables import Variable
@@ -260,7 +261,7 @@ class _Builder:
                 scope=op.scope,
                 record=index,
                 backward_of=backward_of,
-                where=f"{op.where[0]}:{op.where[1]}" if op.where else "",
+                where=format_where(op.where) if op.where else "",
                 value=values[0] if values else None,
                 values=values,
                 value_note=self.notes.get(op.output_ids[0], "") if op.output_ids else "no outputs",
