@@ -68,6 +68,14 @@ def _joined(op: registry.OpDef, n_args: int) -> tuple | range:
 
 
 def _convert_inputs(op: registry.OpDef, args: tuple) -> list[Tensor]:
+    for arg in args:
+        if type(arg) is not Tensor:
+            break
+    else:  # only tensors, as inside gradient rules: nothing to convert, and one dtype comparison for two inputs
+        if len(args) < 2 or op.same_dtype is None:
+            return list(args)
+        if len(args) == 2 and op.same_dtype == (0, 1) and args[0]._value.dtype is args[1]._value.dtype:
+            return list(args)
     joined = _joined(op, len(args))
     inputs = []
     for i, arg in enumerate(args):
@@ -118,15 +126,25 @@ def _describe(op: registry.OpDef, inputs: list[Tensor], attrs: dict) -> str:
 def apply(op: registry.OpDef, args: tuple, attrs: dict) -> Any:
     """Run `op` on `args`: the single path every primitive op takes."""
     inputs = _convert_inputs(op, args)
+    values = [t._value for t in inputs]
     try:
-        result = _run_quietly(op.forward, [t._value for t in inputs], attrs)
+        if _extobj_contextvar is None:
+            result = _run_quietly(op.forward, values, attrs)
+        else:  # _run_quietly written out: this is the hottest path of the engine
+            token = _extobj_contextvar.set(_IGNORE_ALL)
+            try:
+                result = op.forward(*values, **attrs)
+            finally:
+                _extobj_contextvar.reset(token)
     except InvalidArgumentError as err:
         raise InvalidArgumentError(f"{_describe(op, inputs, attrs)}: {err}") from None
     except (ValueError, TypeError, IndexError) as err:
         raise InvalidArgumentError(f"{_describe(op, inputs, attrs)} failed: {err}") from None
-    want = inputs[op.dtype_from]._value.dtype if op.dtype_from is not None else None
+    want = values[op.dtype_from].dtype if op.dtype_from is not None else None
     if op.n_outputs == 1:
-        outputs = [Tensor(_as_array(result, want))]
+        if type(result) is not np.ndarray or (want is not None and result.dtype is not want):
+            result = np.asarray(result, dtype=want)  # numpy returns scalars from reductions, may widen dtypes
+        outputs = [Tensor(result)]
     else:
         outputs = [Tensor(_as_array(a, want)) for a in result]
     if context.check_numerics:
@@ -174,14 +192,19 @@ def record(
     The outputs become watched too, so the tape follows the computation forward;
     outputs of a non-differentiable op, or of a non-floating dtype, stay unwatched.
     """
-    ids = [t._id for t in inputs]
-    tapes = [tape for tape in context.recording_tapes if not tape._watched.isdisjoint(ids)]
+    if len(inputs) == 1:  # the common case, without building a list of ids
+        first = inputs[0]._id
+        tapes = [tape for tape in context.recording_tapes if first in tape._watched]
+    else:
+        ids = [t._id for t in inputs]
+        tapes = [tape for tape in context.recording_tapes if not tape._watched.isdisjoint(ids)]
     if not tapes and not context.accumulators:
         return None
     operation = Operation(op_type, inputs, outputs, attrs, keep, grad_fn, user_line())
     if tapes:
-        differentiable = grad_fn is not None or registry.is_differentiable(op_type)
-        watched = [i for i, d in zip(operation.output_ids, operation.output_dtypes) if differentiable and d.is_floating]
+        watched = ()
+        if grad_fn is not None or registry.is_differentiable(op_type):
+            watched = [i for i, d in zip(operation.output_ids, operation.output_dtypes) if d.is_floating]
         for tape in tapes:
             tape._records.append(operation)
             tape._watched.update(watched)

@@ -13,6 +13,7 @@ import weakref
 from typing import Any
 
 from minitape import context
+from minitape.dtypes import _BY_SCALAR_TYPE as _DTYPES
 from minitape.dtypes import as_dtype
 
 _PACKAGE = __name__.rsplit(".", 1)[0] + "."
@@ -38,20 +39,23 @@ def format_where(where: tuple[str, int] | None) -> str:
 
 
 def _describe(tensors: list) -> tuple[tuple, tuple, tuple, tuple]:
-    """Ids, shapes, dtypes and weak references of `tensors`, in one pass (this runs for every recorded op).
+    """Ids, shapes, dtypes and weak references of `tensors` (this runs for every recorded op).
 
     Weak references let a viewer show values that are still alive without keeping them alive. Tuples
     rather than lists: a long tape holds many records, and Python's garbage collector stops scanning a
     tuple of plain numbers, while it rescans every list at each full collection.
     """
-    ids, shapes, dtypes, refs = [], [], [], []
-    for t in tensors:
-        value = t._array()
-        ids.append(t._id)
-        shapes.append(value.shape)
-        dtypes.append(as_dtype(value.dtype))
-        refs.append(weakref.ref(t))
-    return tuple(ids), tuple(shapes), tuple(dtypes), tuple(refs)
+    if len(tensors) == 1:  # most ops: written out, it costs half of the general case below
+        t = tensors[0]
+        value = t._value  # Tensor and Variable both hold their array here
+        return (t._id,), (value.shape,), (_DTYPES.get(value.dtype.type) or as_dtype(value.dtype),), (weakref.ref(t),)
+    values = [t._value for t in tensors]
+    return (
+        tuple([t._id for t in tensors]),
+        tuple([v.shape for v in values]),
+        tuple([_DTYPES.get(v.dtype.type) or as_dtype(v.dtype) for v in values]),
+        tuple(map(weakref.ref, tensors)),
+    )
 
 
 def _released_rule(op: Operation, *grads: object) -> None:
