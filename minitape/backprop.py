@@ -35,10 +35,17 @@ def backward(records: list, seeds: dict[int, Tensor], source_ids: set[int]) -> d
     for op in reversed(relevant):
         # an output's gradient is complete here (its consumers all came later on the tape): take it out of
         # `grads`, which frees it as soon as the rule has used it; a source's gradient stays, it is the answer
-        upstream = [grads.get(i) if i in source_ids else grads.pop(i, None) for i in op.output_ids]
-        missing = [k for k, g in enumerate(upstream) if g is None]
-        if len(missing) == len(upstream):
-            continue
+        if len(op.output_ids) == 1:  # most ops: the general case below, without its two lists
+            i = op.output_ids[0]
+            upstream = [grads.get(i) if i in source_ids else grads.pop(i, None)]
+            if upstream[0] is None:
+                continue
+            missing = ()
+        else:
+            upstream = [grads.get(i) if i in source_ids else grads.pop(i, None) for i in op.output_ids]
+            missing = [k for k, g in enumerate(upstream) if g is None]
+            if len(missing) == len(upstream):
+                continue
         rule = op.grad_fn or registry.lookup(op.type)
         if rule is None:  # registered with no_gradient
             continue

@@ -161,9 +161,9 @@ class GradientTape:
                 raise ValueError(
                     f"sources must be tensors or variables (or nested structures of them), not {type(s).__name__}"
                 )
-        floating = [s for s in sources if s.dtype.is_floating]
-        for s in sources:
-            if not s.dtype.is_floating:
+        is_floating = [s.dtype.is_floating for s in sources]
+        for s, ok in zip(sources, is_floating):
+            if not ok:
                 warnings.warn(
                     f"The dtype of the source tensor must be floating (e.g. mt.float32) when calling "
                     f"GradientTape.gradient, got {s.dtype!r}: its gradient is None",
@@ -174,11 +174,11 @@ class GradientTape:
             if not t.dtype.is_floating:
                 continue  # an integer or bool target has no gradient, as in TensorFlow
             seed_by_id[t._id] = seed if t._id not in seed_by_id else seed_by_id[t._id] + seed
-        found = backprop.backward(self._records, seed_by_id, {s._id for s in floating})
+        found = backprop.backward(self._records, seed_by_id, {s._id for s, ok in zip(sources, is_floating) if ok})
         out = []
-        for s in sources:
-            g = found.get(s._id) if s.dtype.is_floating else None
-            if g is None and unconnected is UnconnectedGradients.ZERO and s.dtype.is_floating:
+        for s, ok in zip(sources, is_floating):
+            g = found.get(s._id) if ok else None
+            if g is None and unconnected is UnconnectedGradients.ZERO and ok:
                 g = Tensor(np.zeros(s.shape, s.dtype.as_numpy_dtype))
             out.append(g)
         return out

@@ -82,15 +82,18 @@ class Variable(TensorLike):
 
     def _assign(self, new: Any, op_type: str, combine: Any = None) -> Variable:
         source = convert_to_tensor(new) if isinstance(new, TensorLike) else new
-        value = constant(source, dtype=self.dtype)._value
-        if combine is not None:
-            value = combine(self._value, value).astype(self._value.dtype)
+        if combine is not None and isinstance(source, Tensor) and source._value.dtype is self._value.dtype:
+            value = combine(self._value, source._value)  # an optimizer's update: a new array, no conversion
+        else:
+            value = constant(source, dtype=self.dtype)._value
+            if combine is not None:
+                value = combine(self._value, value).astype(self._value.dtype)
         if value.shape != self._value.shape:
             raise ValueError(
                 f"{op_type} on variable {self._name!r}: cannot assign a value of shape {value.shape} "
                 f"to a variable of shape {self._value.shape}"
             )
-        if isinstance(source, Tensor):
+        if isinstance(source, Tensor) and (context.recording_tapes or context.accumulators):
             record(op_type, [self, source], [], {}, keep="nothing")  # seen by explain(), never differentiated
         self._value = value  # a fresh array: tensors read earlier keep the old value
         return self
