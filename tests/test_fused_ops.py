@@ -83,3 +83,19 @@ def test_relu_gradient_is_one_record_and_its_derivative_is_the_same_mask():
         g = inner.gradient(y, t)
     assert "ReluGrad" in [op.type for op in outer._records] and "Greater" not in [op.type for op in outer._records]
     np.testing.assert_allclose(outer.gradient(g, t).numpy(), 2.0 * (x > 0))
+
+
+def test_third_derivative_through_a_broadcast_bias():
+    # the gradient of SumToShape is a BroadcastTo of one input (its shape an attribute, not a second input)
+    b, x = mt.constant(np.arange(4.0)), mt.constant(np.ones((3, 4)))
+    with mt.GradientTape() as t3:
+        t3.watch(b)
+        with mt.GradientTape() as t2:
+            t2.watch(b)
+            with mt.GradientTape() as t1:
+                t1.watch(b)
+                y = mt.reduce_sum((x + b) ** 3)
+            z = mt.reduce_sum(t1.gradient(y, b) * b)  # 9 (1 + b)^2 b
+        g2 = t2.gradient(z, b)  # 9 (1 + b)^2 + 18 (1 + b) b
+    np.testing.assert_allclose(t3.gradient(g2, b).numpy(), 36 * (1 + np.arange(4.0)) + 18 * np.arange(4.0))
+    check_gradients(lambda t: mt.broadcast_to(t, (2, 3, 4)) * 2.0, [rng.normal(size=(3, 1))], order=2)
