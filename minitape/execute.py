@@ -92,8 +92,12 @@ def _convert_inputs(op: registry.OpDef, args: tuple) -> list[Tensor]:
 
 def _convert_arg(op: registry.OpDef, i: int, arg: Any, args: tuple, joined: tuple | range) -> Tensor:
     """A non-tensor argument as a constant; a Python number joined to a tensor takes that tensor's dtype."""
-    hint = next((a.dtype for j, a in enumerate(args) if j in joined and isinstance(a, TensorLike)), None)
-    hint = hint if i in joined else None
+    hint = None
+    if i in joined:  # the first joined tensor's dtype (a loop, not a generator: this runs for every `x * 2.0`)
+        for j, a in enumerate(args):
+            if j in joined and isinstance(a, TensorLike):
+                hint = a.dtype
+                break
     # fast path for `x * 0.5`: a Python number next to a floating tensor (the most common constant by far)
     try:
         if hint is not None and hint.is_floating and type(arg) in (float, int):
