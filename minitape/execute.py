@@ -109,8 +109,15 @@ def _convert_arg(op: registry.OpDef, i: int, arg: Any, args: tuple, joined: tupl
 
 def _check_same_dtype(op: registry.OpDef, inputs: list[Tensor], joined: tuple | range) -> None:
     # comparing the numpy dtypes is cheap and nearly always settles it; only a mismatch asks for DTypes
-    arrays = [inputs[i]._value for i in joined if i < len(inputs)]
-    if all(a.dtype is arrays[0].dtype for a in arrays):
+    first = None
+    for i in joined:  # a plain loop: this runs for every op that meets a variable or a Python number
+        if i < len(inputs):
+            dtype = inputs[i]._value.dtype
+            if first is None:
+                first = dtype
+            elif dtype is not first:
+                break
+    else:
         return
     dtypes = {inputs[i].dtype for i in joined if i < len(inputs)}
     if len(dtypes) > 1:

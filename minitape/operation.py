@@ -23,9 +23,18 @@ def user_line() -> tuple[str, int]:
     """File and line of the innermost caller outside minitape: the student's line of code."""
     frame = sys._getframe(2)
     # numpy frames are skipped too: np.mean(tensor) converts it deep inside numpy, the user called np.mean
-    while frame.f_back is not None and frame.f_globals.get("__name__", "").startswith((_PACKAGE, "numpy.")):
+    while frame.f_back is not None:
+        module = frame.f_globals.get("__name__", "")
+        inside = _INSIDE.get(module)
+        if inside is None:  # each module's answer is remembered: this walk runs for every recorded op
+            inside = _INSIDE[module] = module.startswith((_PACKAGE, "numpy."))
+        if not inside:
+            break
         frame = frame.f_back
     return frame.f_code.co_filename, frame.f_lineno
+
+
+_INSIDE: dict[str, bool] = {}  # module name -> is it minitape's or numpy's
 
 
 def format_where(where: tuple[str, int] | None) -> str:

@@ -251,6 +251,8 @@ class GradientTape:
 
 
 def _unconnected(value: UnconnectedGradients | str) -> UnconnectedGradients:
+    if value is UnconnectedGradients.NONE:  # the default, answered without the enum's lookup by value
+        return value
     try:
         return UnconnectedGradients(value.value if isinstance(value, UnconnectedGradients) else value)
     except ValueError:
