@@ -71,11 +71,13 @@ def _convert_inputs(op: registry.OpDef, args: tuple) -> list[Tensor]:
     for arg in args:
         if type(arg) is not Tensor:
             break
-    else:  # only tensors, as inside gradient rules: nothing to convert, and one dtype comparison for two inputs
-        if len(args) < 2 or op.same_dtype is None:
-            return list(args)
-        if len(args) == 2 and op.same_dtype == (0, 1) and args[0]._value.dtype is args[1]._value.dtype:
-            return list(args)
+    else:  # only tensors, as inside gradient rules: nothing to convert, at most a dtype comparison
+        inputs = list(args)
+        if len(args) > 1 and op.same_dtype is not None:
+            if len(args) == 2 and op.same_dtype == (0, 1) and args[0]._value.dtype is args[1]._value.dtype:
+                return inputs
+            _check_same_dtype(op, inputs, _joined(op, len(args)))
+        return inputs
     joined = _joined(op, len(args))
     inputs = []
     for i, arg in enumerate(args):

@@ -67,7 +67,7 @@ class Variable(TensorLike):
             if all(v is not self for v in watcher):
                 watcher.append(self)
         if context.recording_tapes or context.accumulators:
-            if self._trainable and self.dtype.is_floating:
+            if self._trainable and self._value.dtype.kind == "f":  # is_floating, without building the DType
                 for tape in context.recording_tapes:
                     if tape._watch_accessed_variables:
                         tape._watch_variable(self)
