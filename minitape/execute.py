@@ -217,7 +217,10 @@ def record(
     if tapes:
         watched = ()
         if grad_fn is not None or registry.is_differentiable(op_type):
-            watched = [i for i, d in zip(operation.output_ids, operation.output_dtypes) if d.is_floating]
+            if len(outputs) == 1:  # most ops: no list to build
+                watched = operation.output_ids if operation.output_dtypes[0].is_floating else ()
+            else:
+                watched = [i for i, d in zip(operation.output_ids, operation.output_dtypes) if d.is_floating]
         for tape in tapes:
             tape._records.append(operation)
             tape._watched.update(watched)
