@@ -63,7 +63,7 @@ def backward(records: list, seeds: dict[int, Tensor], source_ids: set[int]) -> d
     return {i: grads[i] for i in source_ids if i in grads}
 
 
-def _as_list(op, input_grads) -> list:
+def _as_list(op, input_grads) -> list | tuple:
     """Check a rule's result: one gradient (or None) per input, each of its input's shape."""
     if not isinstance(input_grads, (list, tuple)):
         input_grads = [input_grads]
@@ -72,6 +72,11 @@ def _as_list(op, input_grads) -> list:
             f"the gradient function of {op.type} returned {len(input_grads)} gradient(s), "
             f"but {op.type} has {len(op.input_ids)} input(s): return one gradient (or None) per input"
         )
+    for g, shape in zip(input_grads, op.input_shapes):
+        if g is not None and (type(g) is not Tensor or g._value.shape != shape):
+            break
+    else:
+        return input_grads  # the usual case: tensors of the right shapes, nothing to convert
     out = []
     for k, (g, shape) in enumerate(zip(input_grads, op.input_shapes)):
         if g is not None:
