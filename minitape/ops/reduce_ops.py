@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from minitape.ops.array_ops import pad_op, reshape, strided_slice_op, transpose_op
@@ -39,8 +41,9 @@ def _spread(op, t):
 
 
 def _count(op):
+    """How many elements each output element averages (math.prod: np.prod is slow on a short tuple)."""
     shape, kept = op.input_shapes[0], _kept_shape(op)
-    return int(np.prod(shape, dtype=np.int64) // max(np.prod(kept, dtype=np.int64), 1))
+    return math.prod(shape) // max(math.prod(kept), 1)
 
 
 def _extreme_rule(op, g):
