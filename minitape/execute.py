@@ -141,23 +141,18 @@ def apply(op: registry.OpDef, args: tuple, attrs: dict) -> Any:
     inputs = _convert_inputs(op, args)
     values = [t._value for t in inputs]
     try:
-        if _extobj_contextvar is None:
-            result = _run_quietly(op.forward, values, attrs)
-        else:  # _run_quietly written out: this is the hottest path of the engine
-            token = _extobj_contextvar.set(_IGNORE_ALL)
-            try:
-                result = op.forward(*values, **attrs)
-            finally:
-                _extobj_contextvar.reset(token)
+        token = _silence_numpy()
+        try:
+            result = op.forward(*values, **attrs)
+        finally:
+            _restore_numpy(token)
     except InvalidArgumentError as err:
         raise InvalidArgumentError(f"{_describe(op, inputs, attrs)}: {err}") from None
     except (ValueError, TypeError, IndexError) as err:
         raise InvalidArgumentError(f"{_describe(op, inputs, attrs)} failed: {err}") from None
     want = values[op.dtype_from].dtype if op.dtype_from is not None else None
     if op.n_outputs == 1:
-        if type(result) is not np.ndarray or (want is not None and result.dtype is not want):
-            result = np.asarray(result, dtype=want)  # numpy returns scalars from reductions, may widen dtypes
-        outputs = [Tensor(result)]
+        outputs = [Tensor(_as_array(result, want))]
     else:
         outputs = [Tensor(_as_array(a, want)) for a in result]
     if context.check_numerics:
@@ -174,20 +169,20 @@ try:
     from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
 
     _IGNORE_ALL = _make_extobj(all="ignore")
-except (ImportError, AttributeError, TypeError):  # another numpy: the public way below
-    _extobj_contextvar = None
 
+    def _silence_numpy() -> Any:
+        return _extobj_contextvar.set(_IGNORE_ALL)
 
-def _run_quietly(forward: Any, values: list, attrs: dict) -> Any:
-    """`forward(*values, **attrs)` with numpy's floating-point warnings off."""
-    if _extobj_contextvar is None:
-        with np.errstate(all="ignore"):
-            return forward(*values, **attrs)
-    token = _extobj_contextvar.set(_IGNORE_ALL)
-    try:
-        return forward(*values, **attrs)
-    finally:
+    def _restore_numpy(token: Any) -> None:
         _extobj_contextvar.reset(token)
+
+except (ImportError, AttributeError, TypeError):  # another numpy: the public, slower way
+
+    def _silence_numpy() -> Any:
+        return np.seterr(all="ignore")
+
+    def _restore_numpy(token: Any) -> None:
+        np.seterr(**token)
 
 
 def _as_array(value: Any, dtype: np.dtype | None) -> np.ndarray:
