@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from threadpoolctl import threadpool_limits
 
 import minitape as mt
 from minitape.test_util import check_gradients
@@ -13,13 +12,7 @@ keras = mt.keras
 layers = mt.keras.layers
 
 
-@pytest.fixture(autouse=True)
-def fresh_session():
-    """Start every test from layer names 'dense', 'conv2d', ... and a fixed seed; one BLAS thread (shared CPUs)."""
-    keras.backend.clear_session()
-    mt.random.set_seed(0)
-    with threadpool_limits(limits=1):
-        yield
+pytestmark = pytest.mark.usefixtures("keras_session")
 
 
 class Blocks(keras.Model):

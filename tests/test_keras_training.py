@@ -6,7 +6,6 @@ import warnings
 
 import numpy as np
 import pytest
-from threadpoolctl import threadpool_limits
 
 import minitape as mt
 
@@ -14,12 +13,7 @@ keras = mt.keras
 layers = mt.keras.layers
 
 
-@pytest.fixture(autouse=True)
-def fresh_session():
-    keras.backend.clear_session()
-    mt.random.set_seed(0)
-    with threadpool_limits(limits=1):
-        yield
+pytestmark = pytest.mark.usefixtures("keras_session")
 
 
 @pytest.fixture(scope="module")
