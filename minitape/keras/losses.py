@@ -44,6 +44,20 @@ def _match_rank(y_true: Any, y_pred: Any) -> Any:
     return y_true
 
 
+def _paired(loss: str, y_true: Any, y_pred: Any, hint: str, match_rank: bool = True) -> tuple[Any, Any]:
+    """y_true and y_pred as tensors of one dtype and one shape, or an error naming the loss and both shapes."""
+    y_pred = _tensor(y_pred)
+    y_true = _tensor(y_true, y_pred.dtype.name)
+    _check_batch(loss, y_true, y_pred)
+    if match_rank:
+        y_true = _match_rank(y_true, y_pred)
+    if tuple(y_true.shape) != tuple(y_pred.shape):
+        raise ValueError(
+            f"{loss}: y_true of shape {tuple(y_true.shape)} and y_pred of shape {tuple(y_pred.shape)} differ; {hint}"
+        )
+    return y_true, y_pred
+
+
 def _clipped_probabilities(y_pred: Any) -> Any:
     eps = backend.epsilon()
     return clip_by_value(y_pred, eps, 1.0 - eps)
@@ -82,14 +96,9 @@ def categorical_crossentropy(
     y_true: Any, y_pred: Any, from_logits: bool = False, label_smoothing: float = 0.0, axis: int = -1
 ) -> Any:
     """Per-example -sum(y_true * log p), for one-hot (or probability) targets."""
-    y_pred = _tensor(y_pred)
-    y_true = _tensor(y_true, y_pred.dtype.name)
-    _check_batch("CategoricalCrossentropy", y_true, y_pred)
-    if tuple(y_true.shape) != tuple(y_pred.shape):
-        raise ValueError(
-            f"CategoricalCrossentropy: y_true of shape {tuple(y_true.shape)} and y_pred of shape "
-            f"{tuple(y_pred.shape)} differ; for integer labels use SparseCategoricalCrossentropy"
-        )
+    y_true, y_pred = _paired(
+        "CategoricalCrossentropy", y_true, y_pred, "for integer labels use SparseCategoricalCrossentropy", False
+    )
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + label_smoothing / y_pred.shape[-1]
     log_p = log_softmax(y_pred, axis=axis) if from_logits else log(_clipped_probabilities(y_pred))
@@ -98,15 +107,7 @@ def categorical_crossentropy(
 
 def binary_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False, axis: int = -1) -> Any:
     """Per-example mean over the last axis of -(y log p + (1 - y) log(1 - p))."""
-    y_pred = _tensor(y_pred)
-    y_true = _tensor(y_true, y_pred.dtype.name)
-    _check_batch("BinaryCrossentropy", y_true, y_pred)
-    y_true = _match_rank(y_true, y_pred)
-    if tuple(y_true.shape) != tuple(y_pred.shape):
-        raise ValueError(
-            f"BinaryCrossentropy: y_true of shape {tuple(y_true.shape)} and y_pred of shape {tuple(y_pred.shape)} "
-            "differ; they must match"
-        )
+    y_true, y_pred = _paired("BinaryCrossentropy", y_true, y_pred, "they must match")
     if from_logits:
         per_element = sigmoid_cross_entropy_with_logits(labels=y_true, logits=y_pred)
     else:
@@ -117,15 +118,7 @@ def binary_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False, axi
 
 def mean_squared_error(y_true: Any, y_pred: Any) -> Any:
     """Per-example mean over the last axis of (y_true - y_pred)^2."""
-    y_pred = _tensor(y_pred)
-    y_true = _tensor(y_true, y_pred.dtype.name)
-    _check_batch("MeanSquaredError", y_true, y_pred)
-    y_true = _match_rank(y_true, y_pred)
-    if tuple(y_true.shape) != tuple(y_pred.shape):
-        raise ValueError(
-            f"MeanSquaredError: y_true of shape {tuple(y_true.shape)} and y_pred of shape {tuple(y_pred.shape)} "
-            "differ; they must match (reshape one, e.g. y[:, None])"
-        )
+    y_true, y_pred = _paired("MeanSquaredError", y_true, y_pred, "they must match (reshape one, e.g. y[:, None])")
     return reduce_mean(square(y_true - y_pred), axis=-1)
 
 
