@@ -13,8 +13,3 @@ variable_watchers: list[list[Any]] = []  # custom_gradient collects the variable
 check_numerics = False  # set by mt.debugging.enable_check_numerics()
 name_scopes: list[str] = []  # mt.name_scope blocks, outermost first; records remember the path
 backward_of: Any = None  # the Operation whose gradient is being computed, for error messages
-
-
-def is_active() -> bool:
-    """True when an op must do more than compute its value."""
-    return bool(recording_tapes or accumulators)
