@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from widgets import examples, export, steps  # noqa: E402
-from widgets.scene import scene  # noqa: E402
+from minitape.widgets import examples, export, steps  # noqa: E402
+from minitape.widgets.scene import scene  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]

@@ -19,7 +19,7 @@ sys.path.insert(0, str(HERE / "lesson_sources"))
 
 import nb  # noqa: E402
 
-# The kernels import this working tree's packages (minitape, widgets), whatever an older install maps.
+# The kernels import this working tree's packages (minitape, minitape.widgets), whatever an older install maps.
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE.parent), os.environ.get("PYTHONPATH")]))
 
 

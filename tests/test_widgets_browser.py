@@ -39,7 +39,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 NOTEBOOK_CODE = """\
-from widgets import TapeView, examples
+from minitape.widgets import TapeView, examples
 tape, f, sources = examples.fan_out()
 view = TapeView(tape, f)
 view"""
@@ -207,7 +207,7 @@ def test_tapeview_in_jupyterlab(browser, jupyter_lab):
 
 
 def test_saved_html_animates_offline_and_large_frames_are_fast(browser, tmp_path):
-    from widgets import TapeView, examples
+    from minitape.widgets import TapeView, examples
 
     tape, y, sources = examples.chain(300)
     view = TapeView(tape, y, sources)
@@ -258,7 +258,7 @@ def test_saved_html_animates_offline_and_large_frames_are_fast(browser, tmp_path
 
 def test_hostile_names_show_as_text_in_the_browser(browser, tmp_path):
     import minitape as mt
-    from widgets import TapeView
+    from minitape.widgets import TapeView
 
     evil = "<img src=x onerror=alert(1)>"
     w = mt.Variable(2.0, name=evil)

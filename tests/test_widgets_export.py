@@ -9,8 +9,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 import minitape as mt
-import widgets
-from widgets import examples, export, layout, scene, steps
+from minitape import widgets
+from minitape.widgets import examples, export, layout, scene, steps
 
 SVG = "{http://www.w3.org/2000/svg}"
 EVIL = "<img src=x onerror=alert(1)>"

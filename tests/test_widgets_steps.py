@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import minitape as mt
-from widgets import examples, steps
+from minitape.widgets import examples, steps
 
 
 def contributions(model, node_id):

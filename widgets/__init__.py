@@ -1,6 +1,6 @@
 """Jupyter widgets for minitape: `TapeView` steps through a recorded tape, forwards and backwards.
 
-    from widgets import TapeView
+    from minitape.widgets import TapeView
     with mt.GradientTape(persistent=True) as tape:   # or: make the view before tape.gradient
         f = 3 * w1**2 + 2 * w1 * w2
     view = TapeView(tape, f)             # sources default to every variable and watched tensor
@@ -13,15 +13,15 @@
 `layout.layout` is the one function that runs Graphviz (`apt-get install graphviz`).
 """
 
-from widgets.layout import GraphvizNotFoundError
-from widgets.steps import StepModel, build
+from .layout import GraphvizNotFoundError
+from .steps import StepModel, build
 
 __all__ = ["TapeView", "GraphvizNotFoundError", "StepModel", "build"]
 
 
 def __getattr__(name: str):
     if name == "TapeView":  # imported lazily: the step model and layout work without anywidget installed
-        from widgets.tapeview import TapeView
+        from .tapeview import TapeView
 
         return TapeView
-    raise AttributeError(f"module 'widgets' has no attribute {name!r}")
+    raise AttributeError(f"module 'minitape.widgets' has no attribute {name!r}")

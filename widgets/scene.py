@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from widgets.layout import layout
-from widgets.steps import Node, StepModel, _name, fmt
+from .layout import layout
+from .steps import Node, StepModel, _name, fmt
 
 FONT = "Helvetica,Arial,sans-serif"
 STYLE = {

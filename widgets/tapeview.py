@@ -8,8 +8,8 @@ from typing import Any
 import anywidget
 import traitlets
 
-from widgets import export, steps
-from widgets.scene import scene as build_scene
+from . import export, steps
+from .scene import scene as build_scene
 
 _HERE = Path(__file__).parent
 

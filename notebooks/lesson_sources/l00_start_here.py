@@ -127,7 +127,7 @@ CELLS = [
     create the view before calling `tape.gradient`.
     """),
     volatile("""
-    import widgets
+    from minitape import widgets
 
     w1, w2 = mt.Variable(5.0, name="w1"), mt.Variable(3.0, name="w2")
     with mt.GradientTape(persistent=True) as tape:
@@ -143,7 +143,7 @@ CELLS = [
 
     ## If something goes wrong
 
-    - `ModuleNotFoundError: minitape` or `widgets`: the kernel runs a Python without the project. From the
+    - `ModuleNotFoundError: minitape`: the kernel runs a Python without the project. From the
       repository, `bash scripts/lessons.sh` sets everything up and opens this page.
     - The visualizer says Graphviz is missing: install it (`sudo apt-get install graphviz`, or
       `brew install graphviz`); it lays out the graphs.

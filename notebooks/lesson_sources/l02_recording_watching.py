@@ -93,7 +93,7 @@ CELLS = [
     view before calling `gradient`).
     """),
     volatile("""
-    import widgets
+    from minitape import widgets
 
     with mt.GradientTape(persistent=True) as tape:
         a = x * x

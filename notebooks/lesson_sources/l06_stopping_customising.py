@@ -162,7 +162,7 @@ CELLS = [
     first appear.
     """),
     volatile("""
-    import widgets
+    from minitape import widgets
 
     z = mt.constant(100.0)
     with mt.GradientTape(persistent=True) as tape:

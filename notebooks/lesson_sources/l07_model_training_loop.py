@@ -190,7 +190,7 @@ CELLS = [
     groups them into one collapsible box per layer. Record one step on a small batch:
     """),
     volatile("""
-    import widgets
+    from minitape import widgets
 
     small = new_model()
     with mt.GradientTape(persistent=True) as tape:
