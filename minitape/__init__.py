@@ -23,9 +23,10 @@ from minitape.convert import constant, convert_to_tensor
 from minitape.custom_gradient import custom_gradient
 from minitape.dtypes import DType, as_dtype, bool, float16, float32, float64, int32, int64
 from minitape.gradient_args import UnconnectedGradients
+from minitape.opdef import defop
 from minitape.ops.api import *  # noqa: F403 - the op namespace, as tf.*
 from minitape.ops.nn_ops import one_hot
-from minitape.registry import RegisterGradient, defop, no_gradient
+from minitape.registry import RegisterGradient, no_gradient
 from minitape.tape import GradientTape
 from minitape.variables import Variable
 

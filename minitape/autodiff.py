@@ -12,10 +12,9 @@ from typing import Any
 import numpy as np
 
 from minitape import nest, registry
-from minitape.backprop import checked
 from minitape.context import state
 from minitape.convert import convert_to_tensor
-from minitape.gradient_args import UnconnectedGradients, as_unconnected
+from minitape.gradient_args import UnconnectedGradients, as_unconnected, checked
 from minitape.ops.api import add_n, reduce_sum
 from minitape.tape import GradientTape
 from minitape.tensor import Tensor, TensorLike

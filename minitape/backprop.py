@@ -7,35 +7,14 @@ sweep in minitape: `explain()` and the visualizer listen to it through an observ
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from minitape import registry
 from minitape.context import state
-from minitape.convert import convert_to_tensor
+from minitape.gradient_args import checked
+from minitape.observer import Observer
 from minitape.ops.math_ops import add
 from minitape.tensor import Tensor
-
-
-class Observer:
-    """What a listener hears from `backward`, in order. Subclass it and override what you need."""
-
-    def rule(self, op: Any, upstream: list) -> None:
-        """`op`'s rule is about to run; `upstream` holds the complete gradient of each of its outputs."""
-
-    def no_gradient(self, op: Any) -> None:
-        """A gradient reached `op`, which has no gradient (`no_gradient`, e.g. stop_gradient): it stops here."""
-
-    def missing_rule(self, op: Any, error: LookupError) -> bool:
-        """A gradient reached `op`, which has no registered rule. Return True to go on; False raises `error`."""
-        return False
-
-    def contribution(self, op: Any, slot: int, grad: Tensor, total: Tensor) -> None:
-        """The rule gave `grad` for input `slot`; `total` is that input's running sum so far."""
-
-    def complete(self, grads: dict[int, Tensor]) -> None:
-        """The sweep is over: the gradient of every source a path reached, by id."""
 
 
 def reachable_from(records: list, source_ids: set[int]) -> tuple[set[int], list]:
@@ -49,7 +28,7 @@ def reachable_from(records: list, source_ids: set[int]) -> tuple[set[int], list]
     return reached, relevant
 
 
-def backward(records: list, seeds: dict[int, Tensor], source_ids: set[int], observer: Any = None) -> dict:
+def backward(records: list, seeds: dict[int, Tensor], source_ids: set[int], observer: Observer | None = None) -> dict:
     """Propagate `seeds` (the gradient at each target, by id) back to `source_ids`; return their gradients."""
     reached, relevant = reachable_from(records, source_ids)
     grads: dict[int, Tensor] = dict(seeds)
@@ -89,26 +68,3 @@ def backward(records: list, seeds: dict[int, Tensor], source_ids: set[int], obse
     if observer is not None:
         observer.complete(result)
     return result
-
-
-def checked(op: Any, input_grads: Any) -> list | tuple:
-    """A rule's result as one tensor (or None) per input, each of its input's shape."""
-    if not isinstance(input_grads, (list, tuple)):
-        input_grads = [input_grads]
-    if len(input_grads) != len(op.input_ids):
-        raise ValueError(
-            f"the gradient function of {op.type} returned {len(input_grads)} gradient(s), "
-            f"but {op.type} has {len(op.input_ids)} input(s): return one gradient (or None) per input"
-        )
-    out = list(input_grads)
-    for k, (g, shape) in enumerate(zip(input_grads, op.input_shapes)):
-        if g is None or (type(g) is Tensor and g._value.shape == shape):
-            continue
-        if not isinstance(g, Tensor):  # a rule may return a number, an array or a variable
-            g = out[k] = convert_to_tensor(g, dtype_hint=op.input_dtypes[k])
-        if g._value.shape != tuple(shape):
-            raise ValueError(
-                f"the gradient function of {op.type} returned a gradient of shape {tuple(g.shape)} "
-                f"for input {k}, which has shape {tuple(shape)}"
-            )
-    return out

@@ -15,7 +15,7 @@ import numpy as np
 from minitape.context import state
 from minitape.convert import convert_to_tensor
 from minitape.errors import InvalidArgumentError
-from minitape.operation import format_where, user_line
+from minitape.where import format_where, user_line
 
 
 def enable_check_numerics(stack_height_limit: int = 30, path_length_limit: int = 50) -> None:

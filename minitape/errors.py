@@ -1,5 +1,23 @@
 """Exceptions with TensorFlow's names, so `except mt.errors.InvalidArgumentError` ports unchanged."""
 
+from __future__ import annotations
+
+from typing import Any
+
 
 class InvalidArgumentError(ValueError):
     """An op was given inputs it cannot work with: shapes that do not fit, a wrong dtype, a bad value."""
+
+
+def op_error(op: Any, inputs: Any, attrs: dict, err: Exception) -> InvalidArgumentError:
+    """Name the op, its inputs' dtypes and shapes, and its attributes in front of what went wrong."""
+    parts = [f"{t.dtype.name}{list(t.shape)}" for t in inputs] + [f"{k}={v!r}" for k, v in attrs.items()]
+    verb = ":" if isinstance(err, InvalidArgumentError) else " failed:"
+    text = str(err)
+    if "could not be broadcast" in text:
+        shapes = " and ".join(str(list(t.shape)) for t in inputs)
+        text = (
+            f"shapes {shapes} do not broadcast: aligned from the right, each pair of dimensions must be equal or "
+            "one of them 1; reshape, slice or mt.expand_dims one operand to fit"
+        )
+    return InvalidArgumentError(f"{op.name}({', '.join(parts)}){verb} {text}")

@@ -27,9 +27,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from minitape import nest, registry
-from minitape.operation import format_where
 from minitape.tensor import TensorLike
 from minitape.variables import Variable
+from minitape.where import format_where
 
 # Every `kind` a Reason can have, and what it means (for tests, and for viewers that colour by kind).
 KINDS = {

@@ -91,3 +91,54 @@ def warn_inside() -> None:
             "this recording to take a higher-order derivative.",
             stacklevel=4,
         )
+
+
+def checked(op: Any, input_grads: Any) -> list | tuple:
+    """A rule's result as one tensor (or None) per input, each of its input's shape."""
+    if not isinstance(input_grads, (list, tuple)):
+        input_grads = [input_grads]
+    if len(input_grads) != len(op.input_ids):
+        raise ValueError(
+            f"the gradient function of {op.type} returned {len(input_grads)} gradient(s), "
+            f"but {op.type} has {len(op.input_ids)} input(s): return one gradient (or None) per input"
+        )
+    out = list(input_grads)
+    for k, (g, shape) in enumerate(zip(input_grads, op.input_shapes)):
+        if g is None or (type(g) is Tensor and g._value.shape == shape):
+            continue
+        if not isinstance(g, Tensor):  # a rule may return a number, an array or a variable
+            g = out[k] = convert_to_tensor(g, dtype_hint=op.input_dtypes[k])
+        if g._value.shape != tuple(shape):
+            raise ValueError(
+                f"the gradient function of {op.type} returned a gradient of shape {tuple(g.shape)} "
+                f"for input {k}, which has shape {tuple(shape)}"
+            )
+    return out
+
+
+def watchable(items: list) -> list:
+    """The floating tensors and variables of `items` (what watch() can follow); refuses others, warns on ints."""
+    out = []
+    for t in items:
+        if not isinstance(t, TensorLike):
+            raise ValueError(
+                f"watch() takes tensors or variables (or lists, tuples, dicts of them), not "
+                f"{type(t).__name__} {t!r}; make it a tensor first with mt.constant(...)"
+            )
+        if t.dtype.is_floating:
+            out.append(t)
+        else:
+            warnings.warn(
+                f"The dtype of the watched tensor must be floating (e.g. mt.float32), got {t.dtype!r}: "
+                "its gradient will be None",
+                stacklevel=3,
+            )
+    return out
+
+
+def refuse_used_tape() -> None:
+    raise RuntimeError(
+        "A non-persistent GradientTape can only be used to compute one set of gradients (or jacobians): "
+        "it released its records after the first call. To ask it several times, create it with "
+        "GradientTape(persistent=True) (and `del tape` when done, to free its memory)."
+    )

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from minitape.registry import defop
+from minitape.opdef import defop
 
 
 def _adjust_contrast(images: np.ndarray, factor: np.ndarray) -> np.ndarray:

@@ -197,5 +197,3 @@ class _Ref:
 
     def __eq__(self, other: object) -> builtins_bool:
         return isinstance(other, _Ref) and other._obj is self._obj
-
-

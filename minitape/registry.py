@@ -1,4 +1,4 @@
-"""The op registry: each primitive op's numpy forward function and its gradient rule.
+"""The gradient registry: each op type's gradient rule, looked up by name when the backward pass reaches it.
 
 A gradient rule has one fixed signature, as in TensorFlow: `rule(op, *output_grads)`
 returns one gradient per input (None where there is none). `op` is the recorded
@@ -16,7 +16,6 @@ GradFn = Callable[..., Any]
 
 _MISSING = object()
 _GRADIENTS: dict[str, GradFn | None] = {}  # None: registered as having no gradient
-OPS: dict[str, OpDef] = {}  # every defined op by name: viewers replay a record's forward with it
 
 
 class RegisterGradient:
@@ -56,60 +55,10 @@ def lookup(op_type: str) -> GradFn | None:
     return fn
 
 
-class OpDef:
-    """A primitive op: calling it runs `forward` on numpy arrays and records the call on listening tapes.
+def __getattr__(name: str) -> Any:
+    """`registry.defop`, `registry.OpDef` and `registry.OPS` still work: they live in opdef.py now."""
+    if name in ("defop", "OpDef", "OPS"):
+        from minitape import opdef
 
-    keep        which tensors the gradient rule reads: "inputs", "outputs", "both" or "nothing"
-    same_dtype  input positions that must share one dtype, or "all" (Python numbers are converted to it)
-    dtype_from  the input whose dtype the output takes (numpy may widen it), or None
-    n_outputs   how many arrays `forward` returns
-    """
-
-    def __init__(
-        self,
-        name: str,
-        forward: Callable[..., Any],
-        *,
-        keep: str = "both",
-        same_dtype: tuple[int, ...] | str | None = None,
-        dtype_from: int | None = 0,
-        n_outputs: int = 1,
-    ) -> None:
-        if keep not in ("inputs", "outputs", "both", "nothing"):
-            raise ValueError(f"keep must be 'inputs', 'outputs', 'both' or 'nothing', not {keep!r}")
-        self.name = name
-        self.forward = forward
-        self.keep = keep
-        self.same_dtype = same_dtype
-        self.dtype_from = dtype_from
-        self.n_outputs = n_outputs
-        self.__doc__ = forward.__doc__
-        OPS[name] = self
-
-    def __call__(self, *inputs: Any, name: str | None = None, **attrs: Any) -> Any:
-        return apply(self, inputs, attrs)
-
-    def __repr__(self) -> str:
-        return f"<minitape op {self.name}>"
-
-
-def defop(
-    name: str,
-    forward: Callable[..., Any],
-    grad: GradFn | None | object = _MISSING,
-    **options: Any,
-) -> OpDef:
-    """Define a primitive op from a numpy function, and register its gradient rule if given.
-
-    `forward(*arrays, **attrs)` gets numpy arrays and returns an array. `grad=None`
-    declares the op non-differentiable (like `no_gradient`); leaving `grad` out leaves
-    the registry without an entry, so `gradient()` raises LookupError when it reaches
-    the op, until `@RegisterGradient(name)` supplies one.
-    """
-    op = OpDef(name, forward, **options)
-    if grad is not _MISSING:
-        _register(name, grad)  # type: ignore[arg-type]
-    return op
-
-
-from minitape.execute import apply  # noqa: E402 - execute needs this module loaded first
+        return getattr(opdef, name)
+    raise AttributeError(f"module 'minitape.registry' has no attribute {name!r}")

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import contextlib
-import warnings
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
-from minitape import backprop, nest
+from minitape import backprop, gradient_args, nest
 from minitape.context import state
-from minitape.gradient_args import UnconnectedGradients, as_unconnected, check_sources, seeds_for, warn_inside
-from minitape.operation import user_line
+from minitape.gradient_args import UnconnectedGradients, as_unconnected, check_sources, seeds_for, watchable
+from minitape.tape_api import TapeAPI
 from minitape.tensor import Tensor, TensorLike, _next_id
+from minitape.where import user_line
 
 
-class GradientTape:
+class GradientTape(TapeAPI):
     """Record operations for automatic differentiation.
 
     Inside `with GradientTape() as tape:`, every op with a watched input is recorded.
@@ -37,7 +35,6 @@ class GradientTape:
         self._escapes: list = []  # (tensor id, (file, line), id counter) of values converted to numpy
         self._timeline: list = []  # (event, id counter): when recording started, paused, resumed, ended
 
-    # ---- the recording window ------------------------------------------------------------------------
     def __enter__(self) -> GradientTape:
         if self._recording:
             raise ValueError(
@@ -61,39 +58,10 @@ class GradientTape:
         self._recording = False
         self._timeline.append((event, _next_id()))
 
-    @contextlib.contextmanager
-    def stop_recording(self) -> Iterator[None]:
-        """Ops run inside this block are not recorded on this tape."""
-        if not self._recording:
-            raise ValueError("stop_recording() only works while the tape is recording: use it inside its with block")
-        self._stop("stop_recording")
-        try:
-            yield
-        finally:
-            self._start("resume")
-
-    def reset(self) -> None:
-        """Forget everything recorded and watched so far; keep recording if inside the block."""
-        self._records, self._escapes = [], []
-        self._watched, self._variables = set(), {}
-        self._used = False
-
-    # ---- what is watched -----------------------------------------------------------------------------
     def watch(self, tensor: Any) -> None:
         """Make the tape record ops on `tensor` (a tensor, variable, or nested structure of them)."""
-        for t in nest.flatten(tensor):
-            if not isinstance(t, TensorLike):
-                raise ValueError(
-                    f"watch() takes tensors or variables (or lists, tuples, dicts of them), not "
-                    f"{type(t).__name__} {t!r}; make it a tensor first with mt.constant(...)"
-                )
-            if not t.dtype.is_floating:
-                warnings.warn(
-                    f"The dtype of the watched tensor must be floating (e.g. mt.float32), got {t.dtype!r}: "
-                    "its gradient will be None",
-                    stacklevel=2,
-                )
-            elif isinstance(t, Tensor):
+        for t in watchable(nest.flatten(tensor)):
+            if isinstance(t, Tensor):
                 self._watched.add(t._id)
                 self._timeline.append(("watch", _next_id()))  # when: explain() tells "computed before watch"
             else:
@@ -104,11 +72,6 @@ class GradientTape:
             self._watched.add(variable._id)
             self._variables[variable._id] = variable
 
-    def watched_variables(self) -> tuple:
-        """The variables this tape watches, in the order it started watching them."""
-        return tuple(self._variables.values())
-
-    # ---- differentiation -----------------------------------------------------------------------------
     def gradient(
         self,
         target: Any,
@@ -144,14 +107,10 @@ class GradientTape:
     def begin_answer(self) -> None:
         """Before gradient() or jacobian(): refuse a used one-shot tape; a one-shot tape stops recording."""
         if self._used:
-            raise RuntimeError(
-                "A non-persistent GradientTape can only be used to compute one set of gradients (or jacobians): "
-                "it released its records after the first call. To ask it several times, create it with "
-                "GradientTape(persistent=True) (and `del tape` when done, to free its memory)."
-            )
+            gradient_args.refuse_used_tape()
         if self._recording:
             if self._persistent:
-                warn_inside()
+                gradient_args.warn_inside()
             else:
                 self._stop("gradient")  # TensorFlow stops a one-shot tape here: nothing more to record
 
@@ -160,64 +119,6 @@ class GradientTape:
         if not self._persistent:
             self._used = True
             self._records = [op.release() for op in self._records]
-
-    def jacobian(self, target: Any, sources: Any, unconnected_gradients: Any = "none", **unused: Any) -> Any:
-        """d(target[i])/d(source[j]) for every element pair: shape target.shape + source.shape."""
-        from minitape.jacobians import jacobian
-
-        return jacobian(self, target, sources, unconnected_gradients)
-
-    def batch_jacobian(self, target: Any, source: Any, unconnected_gradients: Any = "none", **unused: Any) -> Any:
-        """Per-example Jacobians: result[i] = d target[i] / d source[i], for a batch along axis 0."""
-        from minitape.jacobians import batch_jacobian
-
-        return batch_jacobian(self, target, source, unconnected_gradients)
-
-    # ---- a read-only view, for explain(), stats() and viewers ---------------------------------------
-    @property
-    def records(self) -> tuple:
-        """The recorded ops (`Operation`s), in the order they ran."""
-        return tuple(self._records)
-
-    @property
-    def watched_ids(self) -> frozenset:
-        """Ids of every watched tensor and variable, and of every recorded op's floating outputs."""
-        return frozenset(self._watched)
-
-    @property
-    def persistent(self) -> bool:
-        return self._persistent
-
-    @property
-    def released(self) -> bool:
-        """True once a one-shot tape has answered and dropped its saved tensors."""
-        return self._used
-
-    @property
-    def watches_accessed_variables(self) -> bool:
-        return self._watch_accessed_variables
-
-    @property
-    def timeline(self) -> tuple:
-        """(event, id counter) pairs: enter, watch, stop_recording, resume, gradient, exit."""
-        return tuple(self._timeline)
-
-    @property
-    def numpy_escapes(self) -> tuple:
-        """(tensor id, (file, line), id counter) of every watched value converted to numpy while recording."""
-        return tuple(self._escapes)
-
-    def explain(self, target: Any, sources: Any) -> Any:
-        """Say, per source, whether its gradient is None and why. See `minitape.explain`."""
-        from minitape.explain import explain
-
-        return explain(self, target, sources)
-
-    def stats(self) -> Any:
-        """How many records this tape holds and how many bytes of tensors they keep alive."""
-        from minitape.explain import tape_stats
-
-        return tape_stats(self)
 
 
 def _zeros_like(t: Any) -> Tensor:

@@ -11,7 +11,7 @@ import pytest
 import minitape as mt
 from minitape import context
 from minitape.errors import InvalidArgumentError
-from minitape.operation import format_where
+from minitape.where import format_where
 
 HERE = os.path.basename(__file__)
 

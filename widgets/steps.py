@@ -15,10 +15,11 @@ from typing import Any
 import numpy as np
 
 import minitape as mt
-from minitape import backprop, context, nest, registry
-from minitape.operation import format_where
+from minitape import backprop, context, nest
+from minitape.opdef import OPS
 from minitape.tensor import Tensor, TensorLike
 from minitape.variables import Variable
+from minitape.where import format_where
 
 # How each common op differentiates, in words: shown next to the numbers of a backward step.
 LOCAL_RULES: dict[str, tuple[str, ...]] = {
@@ -211,7 +212,7 @@ class _Builder:
                 self.known[op.output_ids[0]] = self.variables[op.input_ids[0]].numpy()
                 self.notes[op.output_ids[0]] = "the variable's current value (the read itself was not kept)"
                 continue
-            opdef = registry.OPS.get(op.type)
+            opdef = OPS.get(op.type)
             if opdef is None or op.grad_fn is not None or not all(i in self.known for i in op.input_ids):
                 for i in op.output_ids:
                     self.notes.setdefault(i, "not kept by the tape, and no longer alive")

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from minitape.errors import InvalidArgumentError
-from minitape.registry import defop
+from minitape.opdef import defop
 from minitape.tensor import TensorLike
 
 

@@ -14,9 +14,9 @@ import string
 
 import numpy as np
 
+from minitape.opdef import defop
 from minitape.ops.array_ops import reshape
 from minitape.ops.math_ops import broadcast_to
-from minitape.registry import defop
 from minitape.tensor import Tensor
 
 

@@ -1,23 +1,17 @@
-"""Elementwise math. Each row: name, numpy forward, gradient rule `(op, dy) -> dx`, and what it keeps.
+"""Elementwise math: one row per op, its numpy forward beside its gradient rule `(op, g) -> dx`.
 
-In the rules, x and y are the inputs, z the output, dy the gradient arriving at z.
-Broadcasting: a binary op's gradient is summed back to each input's shape (`unbroadcast`).
+In a rule, `g` is the gradient arriving at the output, `op.x` and `op.y` are the inputs and
+`op.z` the output (the tensors the op keeps: `keep`). Rules are written in minitape ops, so
+the backward pass is itself differentiable. A binary op's gradient is summed back to each
+input's shape, undoing broadcasting (`unbroadcast`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from minitape.registry import defop
+from minitape.opdef import defop
 from minitape.tensor import Tensor
-
-
-def x(op):  # the first input
-    return op.inputs[0]
-
-
-def z(op):  # the output
-    return op.outputs[0]
 
 
 # ---- shape plumbing for broadcasting -------------------------------------------------------------
@@ -29,83 +23,36 @@ def _sum_to(a, shape):
 
 
 def _broadcast_to(a, shape):
-    shape = tuple(shape)
-    if a.ndim <= len(shape):  # filling a new array broadcasts as np.broadcast_to does, at an eighth of the cost
-        try:
-            out = np.empty(shape, a.dtype)
-            out[...] = a
-            return out
-        except ValueError:
-            pass  # shapes that do not broadcast: np.broadcast_to below says so in its own words
-    return np.broadcast_to(a, shape).copy()
+    return np.broadcast_to(a, tuple(shape)).copy()
 
 
 # sum_to_shape undoes broadcast_to, and the other way round
-sum_to_shape = defop("SumToShape", _sum_to, lambda op, dy: broadcast_to(dy, shape=op.input_shapes[0]), keep="nothing")
-broadcast_to = defop(
-    "BroadcastTo", _broadcast_to, lambda op, dy: sum_to_shape(dy, shape=op.input_shapes[0]), keep="nothing"
-)
+# fmt: off
+sum_to_shape = defop("SumToShape",  _sum_to,       lambda op, g: broadcast_to(g, shape=op.input_shapes[0]),
+                     keep="nothing")
+broadcast_to = defop("BroadcastTo", _broadcast_to, lambda op, g: sum_to_shape(g, shape=op.input_shapes[0]),
+                     keep="nothing")
+# fmt: on
 broadcast_to.__doc__ = "Repeat x along new or size-1 axes to `shape`; the gradient sums them back."
 
 
 def unbroadcast(grad, shape):
     """Sum `grad` over the axes that broadcasting added, so it matches an input of `shape`."""
-    return grad if grad._array().shape == tuple(shape) else sum_to_shape(grad, shape=tuple(shape))
+    return grad if grad._value.shape == shape else sum_to_shape(grad, shape=tuple(shape))
 
 
-def _binary_rule(dx_fn, dy_fn):
-    """A binary rule from two local rules, each reduced to its input's shape; skips inputs no source needs."""
+def binary(dx, dy):
+    """A binary op's rule from its two local rules, each summed back to its input's shape.
+
+    An input no source depends on (`op.needs`) gets no gradient computed at all.
+    """
 
     def rule(op, g):
         sx, sy = op.input_shapes
-        return (
-            unbroadcast(dx_fn(op, g), sx) if op.needs[0] else None,
-            unbroadcast(dy_fn(op, g), sy) if op.needs[1] else None,
-        )
+        dx_ = unbroadcast(dx(op, g), sx) if op.needs[0] else None
+        return dx_, unbroadcast(dy(op, g), sy) if op.needs[1] else None
 
     return rule
-
-
-def _a(op):
-    return op.inputs[0]
-
-
-def _b(op):
-    return op.inputs[1]
-
-
-BIN = dict(same_dtype=(0, 1))
-
-
-def _broadcasting(np_fn):
-    """`np_fn(a, b)`, with an error that says how broadcasting works when the shapes do not fit."""
-
-    def forward(a, b):
-        try:
-            return np_fn(a, b)
-        except ValueError:
-            raise ValueError(
-                f"shapes {list(a.shape)} and {list(b.shape)} do not broadcast: aligned from the right, each pair of "
-                "dimensions must be equal or one of them 1; reshape, slice or mt.expand_dims one operand to fit"
-            ) from None
-
-    forward.__name__, forward.__doc__ = np_fn.__name__, np_fn.__doc__
-    return forward
-
-
-def _floating(np_fn):
-    """`np_fn(a)`, refusing integer and bool input (numpy would compute in float, then the int result truncates)."""
-
-    def forward(a):  # one argument, no *args: this wraps the hottest ops
-        if a.dtype.kind == "f":
-            return np_fn(a)
-        raise TypeError(_NOT_FLOATING.format(a.dtype.name))
-
-    forward.__name__, forward.__doc__ = getattr(np_fn, "__name__", "forward"), np_fn.__doc__
-    return forward
-
-
-_NOT_FLOATING = "needs a floating-point tensor, not {}: convert it first, e.g. mt.cast(x, mt.float32)"
 
 
 def _sigmoid(a):
@@ -114,34 +61,48 @@ def _sigmoid(a):
     return np.where(a >= 0, 1 / (1 + e), e / (1 + e))
 
 
-# fmt: off
-# ---- binary --------------------------------------------------------------------------------------
-add      = defop("AddV2",   _broadcasting(np.add),      _binary_rule(lambda op, g: g,       lambda op, g: g),        keep="nothing", **BIN)  # d(a+b) = da + db
-subtract = defop("Sub",     _broadcasting(np.subtract), _binary_rule(lambda op, g: g,       lambda op, g: -g),       keep="nothing", **BIN)  # d(a-b) = da - db
-multiply = defop("Mul",     _broadcasting(np.multiply), _binary_rule(lambda op, g: g * _b(op), lambda op, g: g * _a(op)), keep="inputs", **BIN)  # d(ab) = b da + a db
-real_div = defop("RealDiv", _broadcasting(np.divide),   _binary_rule(lambda op, g: g / _b(op), lambda op, g: -g * _a(op) / square(_b(op))), keep="inputs", **BIN)  # d(a/b) = da/b - a db/b^2
-maximum  = defop("Maximum", _broadcasting(np.maximum),  _binary_rule(lambda op, g: g * cast(_a(op) >= _b(op), g.dtype), lambda op, g: g * cast(_a(op) < _b(op), g.dtype)), keep="inputs", **BIN)
-minimum  = defop("Minimum", _broadcasting(np.minimum),  _binary_rule(lambda op, g: g * cast(_a(op) <= _b(op), g.dtype), lambda op, g: g * cast(_a(op) > _b(op), g.dtype)), keep="inputs", **BIN)
-# d(a^b) = b a^(b-1) da + a^b log(a) db; log(a) taken as 0 where a <= 0, as TensorFlow does
-pow      = defop("Pow",     _broadcasting(np.power),    _binary_rule(lambda op, g: g * _b(op) * _a(op) ** (_b(op) - 1), lambda op, g: g * z(op) * where(_a(op) > 0, log(where(_a(op) > 0, _a(op), 1)), 0)), keep="both", **BIN)
+def _rsqrt(a):
+    return 1 / np.sqrt(a)
 
-# ---- unary: z = f(x), dx = dy * f'(x) ------------------------------------------------------------
-negative   = defop("Neg",        np.negative,   lambda op, g: -g,                        keep="nothing")  # (-x)' = -1
-exp        = defop("Exp",        _floating(np.exp),        lambda op, g: g * z(op),                 keep="outputs")  # (e^x)' = e^x
-log        = defop("Log",        _floating(np.log),        lambda op, g: g / x(op),                 keep="inputs")   # (log x)' = 1/x
-log1p      = defop("Log1p",      _floating(np.log1p),      lambda op, g: g / (1 + x(op)),           keep="inputs")   # (log(1+x))' = 1/(1+x)
-sin        = defop("Sin",        _floating(np.sin),        lambda op, g: g * cos(x(op)),            keep="inputs")   # sin' = cos
-cos        = defop("Cos",        _floating(np.cos),        lambda op, g: -g * sin(x(op)),           keep="inputs")   # cos' = -sin
-tan        = defop("Tan",        _floating(np.tan),        lambda op, g: g * (1 + square(z(op))),   keep="outputs")  # tan' = 1 + tan^2
-tanh       = defop("Tanh",       _floating(np.tanh),       lambda op, g: g * (1 - square(z(op))),   keep="outputs")  # tanh' = 1 - tanh^2
-sigmoid    = defop("Sigmoid",    _floating(_sigmoid),
-                                                lambda op, g: g * z(op) * (1 - z(op)),   keep="outputs")  # s' = s(1-s)
-square     = defop("Square",     np.square,     lambda op, g: g * 2 * x(op),             keep="inputs")   # (x^2)' = 2x
-sqrt       = defop("Sqrt",       _floating(np.sqrt),       lambda op, g: g * 0.5 / z(op),           keep="outputs")  # (sqrt x)' = 1/(2 sqrt x)
-rsqrt      = defop("Rsqrt",      _floating(lambda a: 1 / np.sqrt(a)), lambda op, g: g * -0.5 * z(op) ** 3, keep="outputs")  # (x^-1/2)' = -x^-3/2 / 2
-abs        = defop("Abs",        np.abs,        lambda op, g: g * sign(x(op)),           keep="inputs")   # |x|' = sign x
-reciprocal = defop("Reciprocal", np.reciprocal, lambda op, g: -g * square(z(op)),        keep="outputs")  # (1/x)' = -1/x^2
-identity   = defop("Identity",   np.copy,       lambda op, g: g,                         keep="nothing")  # x' = 1
+
+def _log_or_zero(x):  # log(x) where x > 0, else 0: the Pow rule's d/dy, as TensorFlow takes it
+    return where(x > 0, log(where(x > 0, x, 1)), 0)
+
+
+BIN = dict(same_dtype=(0, 1))  # both inputs share one dtype; a Python number takes the other's
+F = dict(floating=True)  # an integer input would be computed in float, then truncated: refused
+
+# fmt: off
+# ---- binary: z = f(x, y) -------------------------------------------------------------------------
+add      = defop("AddV2",   np.add,      binary(lambda op, g: g, lambda op, g: g), keep="nothing", **BIN)
+subtract = defop("Sub",     np.subtract, binary(lambda op, g: g, lambda op, g: -g), keep="nothing", **BIN)
+multiply = defop("Mul",     np.multiply, binary(lambda op, g: g * op.y,              # d(xy) = y dx + x dy
+                                                lambda op, g: g * op.x), keep="inputs", **BIN)
+real_div = defop("RealDiv", np.divide,   binary(lambda op, g: g / op.y,              # d(x/y) = dx/y - x dy/y^2
+                                                lambda op, g: -g * op.x / square(op.y)), keep="inputs", **BIN)
+maximum  = defop("Maximum", np.maximum,  binary(lambda op, g: g * cast(op.x >= op.y, g.dtype),
+                                                lambda op, g: g * cast(op.x < op.y, g.dtype)), keep="inputs", **BIN)
+minimum  = defop("Minimum", np.minimum,  binary(lambda op, g: g * cast(op.x <= op.y, g.dtype),
+                                                lambda op, g: g * cast(op.x > op.y, g.dtype)), keep="inputs", **BIN)
+pow      = defop("Pow",     np.power,    binary(lambda op, g: g * op.y * op.x ** (op.y - 1),  # y x^(y-1) dx
+                                                lambda op, g: g * op.z * _log_or_zero(op.x)), keep="both", **BIN)
+
+# ---- unary: z = f(x), dx = g * f'(x) -------------------------------------------------------------
+negative   = defop("Neg",        np.negative,   lambda op, g: -g,                     keep="nothing")      # (-x)' = -1
+exp        = defop("Exp",        np.exp,        lambda op, g: g * op.z,               keep="outputs", **F) # e^x
+log        = defop("Log",        np.log,        lambda op, g: g / op.x,               keep="inputs", **F)  # 1/x
+log1p      = defop("Log1p",      np.log1p,      lambda op, g: g / (1 + op.x),         keep="inputs", **F)  # 1/(1+x)
+sin        = defop("Sin",        np.sin,        lambda op, g: g * cos(op.x),          keep="inputs", **F)  # cos x
+cos        = defop("Cos",        np.cos,        lambda op, g: -g * sin(op.x),         keep="inputs", **F)  # -sin x
+tan        = defop("Tan",        np.tan,        lambda op, g: g * (1 + square(op.z)), keep="outputs", **F) # 1 + tan^2
+tanh       = defop("Tanh",       np.tanh,       lambda op, g: g * (1 - square(op.z)), keep="outputs", **F) # 1 - tanh^2
+sigmoid    = defop("Sigmoid",    _sigmoid,      lambda op, g: g * op.z * (1 - op.z),  keep="outputs", **F) # s (1 - s)
+square     = defop("Square",     np.square,     lambda op, g: g * 2 * op.x,           keep="inputs")       # 2x
+sqrt       = defop("Sqrt",       np.sqrt,       lambda op, g: g * 0.5 / op.z,         keep="outputs", **F) # 1/(2 sqrt x)
+rsqrt      = defop("Rsqrt",      _rsqrt,        lambda op, g: g * -0.5 * op.z ** 3,   keep="outputs", **F) # -x^-1.5 / 2
+abs        = defop("Abs",        np.abs,        lambda op, g: g * sign(op.x),         keep="inputs")       # sign x
+reciprocal = defop("Reciprocal", np.reciprocal, lambda op, g: -g * square(op.z),      keep="outputs")      # -1/x^2
+identity   = defop("Identity",   np.copy,       lambda op, g: g,                      keep="nothing")      # 1
 
 # ---- no gradient: piecewise constant, or not a number --------------------------------------------
 sign          = defop("Sign",          np.sign,          None)

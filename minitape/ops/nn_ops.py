@@ -5,23 +5,24 @@ from __future__ import annotations
 import numpy as np
 
 from minitape.errors import InvalidArgumentError
+from minitape.execute import NOT_FLOATING
+from minitape.opdef import defop
 from minitape.ops.array_ops import reshape
-from minitape.ops.math_ops import _NOT_FLOATING, _floating, abs, exp, log1p, maximum, sigmoid, where
+from minitape.ops.math_ops import abs, exp, log1p, maximum, sigmoid, where
 from minitape.ops.reduce_ops import _logsumexp, reduce_sum
-from minitape.registry import defop
 from minitape.tensor import Tensor, TensorLike
 
 
 def _softmax(a, axis):
     if a.dtype.kind != "f":
-        raise TypeError(_NOT_FLOATING.format(a.dtype.name))
+        raise TypeError(NOT_FLOATING.format(a.dtype.name))
     e = np.exp(a - np.max(a, axis=axis, keepdims=True))
     return e / np.sum(e, axis=axis, keepdims=True)
 
 
 def _log_softmax(a, axis):
     if a.dtype.kind != "f":
-        raise TypeError(_NOT_FLOATING.format(a.dtype.name))
+        raise TypeError(NOT_FLOATING.format(a.dtype.name))
     return a - _logsumexp(a, axis, keepdims=True)
 
 
@@ -39,8 +40,8 @@ def _log_softmax_rule(op, g):  # dx = dy - softmax(x) * sum(dy)
 relu        = defop("Relu",       lambda a: np.maximum(a, 0),   lambda op, g: relu_grad(g, op.outputs[0]),       keep="outputs")  # relu' = [x > 0]
 # dy * [z > 0] as one op (not Greater, Cast, Mul); its own derivative: the same mask for dy, none for z (a step)
 relu_grad   = defop("ReluGrad",   lambda g, z: g * (z > 0),     lambda op, dy: (relu_grad(dy, op.inputs[1]) if op.needs[0] else None, None), keep="inputs", same_dtype=(0, 1))
-elu         = defop("Elu",        _floating(lambda a: np.where(a > 0, a, np.expm1(np.minimum(a, 0)))), lambda op, g: where(op.outputs[0] > 0, g, g * (op.outputs[0] + 1)), keep="outputs")  # elu' = 1 or e^x = z + 1
-softplus    = defop("Softplus",   _floating(lambda a: np.logaddexp(0, a)), lambda op, g: g * sigmoid(op.inputs[0]),          keep="inputs")   # log(1+e^x)' = sigmoid
+elu         = defop("Elu",        lambda a: np.where(a > 0, a, np.expm1(np.minimum(a, 0))), lambda op, g: where(op.outputs[0] > 0, g, g * (op.outputs[0] + 1)), keep="outputs", floating=True)  # elu' = 1 or e^x = z + 1
+softplus    = defop("Softplus",   lambda a: np.logaddexp(0, a), lambda op, g: g * sigmoid(op.inputs[0]),          keep="inputs", floating=True)   # log(1+e^x)' = sigmoid
 _softmax_op = defop("Softmax",    _softmax,                     _softmax_rule,                                   keep="outputs")
 _lsm_op     = defop("LogSoftmax", _log_softmax, _log_softmax_rule,  keep="outputs")
 one_hot_op  = defop("OneHot", lambda i, depth, on, off, dtype: np.where(np.arange(depth) == i[..., None], on, off).astype(dtype.as_numpy_dtype), None, dtype_from=None)
@@ -120,7 +121,7 @@ def _rows_and_labels(labels):
 def _sparse_xent(logits, labels):
     """-log softmax(logits)[label] = logsumexp(logits) - logits[label], on shifted logits."""
     if logits.dtype.kind != "f":
-        raise TypeError(_NOT_FLOATING.format(logits.dtype.name))
+        raise TypeError(NOT_FLOATING.format(logits.dtype.name))
     shifted = _shifted(logits)
     picked = shifted.reshape(-1, shifted.shape[-1])[_rows_and_labels(labels)].reshape(labels.shape)
     return np.log(np.add.reduce(np.exp(shifted), axis=-1)) - picked

@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 
+from minitape.opdef import defop
 from minitape.ops.array_ops import pad_op, reshape, strided_slice_op, transpose_op
 from minitape.ops.math_ops import broadcast_to, cast, equal, exp
-from minitape.registry import defop
 
 
 def _axes(axis, rank):
