@@ -9,7 +9,8 @@
 # What it does, each step skipped when already done:
 #   1. installs Graphviz (the visualizer's `dot`) with apt-get (as root, or with sudo when it needs no password) or
 #      brew; when it cannot, it says what to install and goes on (the lessons run; the tape pictures need dot);
-#   2. makes .venv and installs this repository into it with the lessons' extras (pip, quiet);
+#   2. makes .venv and installs this repository into it with the lessons' extras (pip, quiet; again only when
+#      pyproject.toml changes);
 #   3. copies each notebooks/NN_*.ipynb to my-lessons/ unless your copy is already there (a lesson added by
 #      `git pull` is copied on the next run; your own copies are never overwritten, except by --reset);
 #   4. starts JupyterLab with the repository's root as its root directory (so minitape/ is there to read) and
@@ -22,6 +23,8 @@ cd "$(dirname "$0")/.."
 root="$PWD"
 # shellcheck source=scripts/system_packages.sh
 source scripts/system_packages.sh
+# shellcheck source=scripts/venv.sh
+source scripts/venv.sh
 
 usage() { sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; }
 
@@ -50,10 +53,8 @@ ensure_programs "the tape visualizer lays out its graphs with Graphviz's dot" do
 if [ -n "${MINITAPE_PYTHON:-}" ]; then
     python="$MINITAPE_PYTHON"
 else
-    [ -x .venv/bin/python ] || python3 -m venv .venv
+    ensure_venv notebooks
     python="$root/.venv/bin/python"
-    "$python" -m pip install --quiet --upgrade pip
-    "$python" -m pip install --quiet -e ".[notebooks]"
 fi
 
 # 3. The student's copies. The originals stay untouched, so autosave never modifies a tracked file.

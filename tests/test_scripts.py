@@ -310,3 +310,66 @@ def test_lessons_sh_goes_on_without_graphviz(stub_bin: Path, repo_copy: Path) ->
     assert result.returncode == 0, result.stderr
     assert "Missing program(s): dot" in result.stderr and "Open: http://127.0.0.1:" in result.stdout
     assert sorted(p.name for p in (repo_copy / "my-lessons").glob("*.ipynb")) == LESSONS
+
+
+# --- the venv step, against a stub python ---------------------------------------------------------------------
+
+
+def _ensure_venv(project: Path, bin_dir: Path, **env: str) -> subprocess.CompletedProcess:
+    scripts = ROOT / "scripts"
+    script = f"source {scripts / 'system_packages.sh'}; source {scripts / 'venv.sh'}; ensure_venv test"
+    environment = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(project), **env}
+    return subprocess.run(["bash", "-c", script], cwd=project, env=environment, capture_output=True, text=True)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A folder with pyproject.toml and a python3 whose venv is a python that logs what pip is asked."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    venv_python = (
+        '#!/bin/bash\necho "pip $*" >> "$PWD/pip.log"\n'
+        '[ -f "$PWD/pip-fails" ] && { echo "pip broke"; exit 1; }\nexit 0\n'
+    )
+    _stub(
+        bin_dir,
+        "python3",
+        'echo "python3 $*" >> "$PWD/python3.log"\n[ -f "$PWD/no-venv" ] && exit 1\n'
+        f"mkdir -p .venv/bin && printf '%s' '{venv_python}' > .venv/bin/python && chmod +x .venv/bin/python\n",
+    )
+    return folder
+
+
+def test_pip_runs_again_only_when_pyproject_changes(project: Path, tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    first = _ensure_venv(project, bin_dir)
+    assert first.returncode == 0, first.stderr
+    assert (project / "python3.log").read_text() == "python3 -m venv .venv\n"
+    install = ["pip -m pip install --quiet --upgrade pip", "pip -m pip install --quiet -e .[test]"]
+    assert (project / "pip.log").read_text().splitlines() == install
+    assert _ensure_venv(project, bin_dir).returncode == 0
+    assert (project / "pip.log").read_text().splitlines() == install, "nothing changed, so pip did not run"
+    with (project / "pyproject.toml").open("a") as f:
+        f.write('dependencies = ["numpy"]\n')
+    assert _ensure_venv(project, bin_dir).returncode == 0
+    assert (project / "pip.log").read_text().splitlines() == install * 2
+    assert (project / "python3.log").read_text() == "python3 -m venv .venv\n", "the venv is made once"
+
+
+def test_a_failing_pip_shows_its_output_and_stops(project: Path, tmp_path: Path) -> None:
+    (project / "pip-fails").touch()
+    result = _ensure_venv(project, tmp_path / "bin")
+    assert result.returncode == 1
+    assert "pip broke" in result.stderr and "pip could not install minitape[test]" in result.stderr
+    (project / "pip-fails").unlink()
+    assert _ensure_venv(project, tmp_path / "bin").returncode == 0, "a failed install is retried on the next run"
+
+
+def test_without_venv_it_says_to_install_python3_venv(project: Path, tmp_path: Path) -> None:
+    (project / "no-venv").touch()
+    result = _ensure_venv(project, tmp_path / "bin", MINITAPE_SKIP_SYSTEM_PACKAGES="1")
+    assert result.returncode == 1 and not (project / ".venv").exists()
+    assert "sudo apt-get install python3-venv" in result.stderr
