@@ -26,7 +26,7 @@ source scripts/system_packages.sh
 # shellcheck source=scripts/venv.sh
 source scripts/venv.sh
 
-usage() { sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; }
 
 setup_only=0
 resets=()
