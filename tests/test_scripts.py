@@ -1,0 +1,375 @@
+"""README's two commands: scripts/lessons.sh (students' copies in my-lessons/, JupyterLab at lesson 00) and the
+system-package step that lessons.sh and scripts/test.sh share (scripts/system_packages.sh).
+
+lessons.sh runs in a copy of the repository (its tracked and new files, committed in a fresh git repository), with
+this test run's Python (MINITAPE_PYTHON: no venv is made) and without installing system packages.
+The system-package step runs against stub apt-get, sudo and brew programs: no test installs anything.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LESSONS = sorted(p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture
+def repo_copy(tmp_path: Path) -> Path:
+    """This working tree's tracked and new files, committed in a fresh repository (a clone, uncommitted edits too)."""
+    copy = tmp_path / "minitape"
+    listed = _git(ROOT, "ls-files", "-z", "--cached", "--others", "--exclude-standard").split("\0")
+    for name in filter(None, listed):
+        source = ROOT / name
+        if source.is_file():  # a tracked file deleted in the working tree is not copied
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, copy / name)
+    _git(copy, "init", "-q")
+    _git(copy, "add", "-A")
+    _git(copy, "-c", "user.name=test", "-c", "user.email=test@example.org", "commit", "-q", "-m", "copy")
+    return copy
+
+
+def _lessons_sh(repo: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
+    environment = {**os.environ, "MINITAPE_SKIP_SYSTEM_PACKAGES": "1", "MINITAPE_PYTHON": sys.executable, **env}
+    environment.pop("JUPYTER_TOKEN", None)
+    return subprocess.run(
+        ["bash", "scripts/lessons.sh", *args], cwd=repo, env=environment, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_lessons_sh_makes_my_lessons_keeps_the_students_copies_and_resets_one(repo_copy: Path) -> None:
+    assert len(LESSONS) >= 9
+    first = _lessons_sh(repo_copy, "--setup-only", MINITAPE_PORT="8899")
+    assert first.returncode == 0, first.stderr
+    my_lessons = repo_copy / "my-lessons"
+    assert sorted(p.name for p in my_lessons.glob("*.ipynb")) == LESSONS
+    for name in LESSONS:
+        assert (my_lessons / name).read_bytes() == (repo_copy / "notebooks" / name).read_bytes()
+    url = re.search(r"Open: (\S+)", first.stdout)
+    assert url, first.stdout
+    assert re.fullmatch(
+        r"http://127\.0\.0\.1:8899/lab/tree/my-lessons/00_start_here\.ipynb\?token=[0-9a-f]{48}", url[1]
+    )
+    assert f"--ServerApp.root_dir={repo_copy}" in first.stdout  # the repository is browsable, minitape/ included
+    assert "--LabApp.default_url=/lab/tree/my-lessons/00_start_here.ipynb" in first.stdout
+
+    lesson = my_lessons / LESSONS[3]
+    assert lesson.name.startswith("03_")
+    lesson.write_text('{"the student": "was here"}')
+    second = _lessons_sh(repo_copy, "--setup-only")
+    assert second.returncode == 0, second.stderr
+    assert lesson.read_text() == '{"the student": "was here"}', "a second run overwrote the student's copy"
+
+    reset = _lessons_sh(repo_copy, "--setup-only", "--reset", "03")
+    assert reset.returncode == 0, reset.stderr
+    assert lesson.read_bytes() == (repo_copy / "notebooks" / lesson.name).read_bytes()
+    backups = list((my_lessons / "backups").glob("03_*.ipynb"))
+    assert [b.read_text() for b in backups] == ['{"the student": "was here"}'], "the student's work is kept"
+    assert f"/lab/tree/my-lessons/{lesson.name}?token=" in reset.stdout  # it opens the lesson just reset
+
+    assert _git(repo_copy, "status", "--porcelain", "--untracked-files=all") == ""
+
+
+def test_lessons_sh_refuses_an_unknown_lesson_and_names_the_lessons(repo_copy: Path) -> None:
+    result = _lessons_sh(repo_copy, "--setup-only", "--reset", "99")
+    assert result.returncode == 2
+    assert "no lesson notebooks/99_*.ipynb" in result.stderr and LESSONS[0] in result.stderr
+    result = _lessons_sh(repo_copy, "--setup-only", "--reset", "../x")
+    assert result.returncode == 2 and "lesson number such as 03" in result.stderr
+
+
+def test_a_kernel_started_in_my_lessons_imports_lesson_tools(repo_copy: Path) -> None:
+    """The server's kernels run in my-lessons/ with the PYTHONPATH that lessons.sh exports."""
+    result = _lessons_sh(repo_copy, "--setup-only")
+    pythonpath = re.search(r"PYTHONPATH=(\S+)", result.stdout)
+    assert pythonpath, result.stdout
+    env = {**os.environ, "PYTHONPATH": pythonpath[1]}
+    code = "import lesson_tools, pathlib; print(pathlib.Path(lesson_tools.__file__).parent.parent)"
+    imported = subprocess.run(
+        [sys.executable, "-c", code], cwd=repo_copy / "my-lessons", env=env, capture_output=True, text=True
+    )
+    assert imported.returncode == 0, imported.stderr
+    assert Path(imported.stdout.strip()) == repo_copy / "notebooks"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _request(url: str, method: str = "GET", body: dict | None = None) -> tuple[int, bytes]:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return response.status, response.read()
+
+
+def test_jupyterlab_serves_lesson_00_from_the_repository_root_and_saving_a_copy_leaves_git_clean(
+    repo_copy: Path,
+) -> None:
+    port = _free_port()
+    env = {**os.environ, "MINITAPE_SKIP_SYSTEM_PACKAGES": "1", "MINITAPE_PYTHON": sys.executable}
+    env.update(MINITAPE_PORT=str(port), JUPYTER_TOKEN="test-token", JUPYTER_CONFIG_DIR=str(repo_copy.parent / "cfg"))
+    server = subprocess.Popen(
+        ["bash", "scripts/lessons.sh", "--no-browser"],
+        cwd=repo_copy,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                status, _ = _request(f"{base}/api/status?token=test-token")
+                break
+            except OSError:
+                assert server.poll() is None, server.stdout.read()
+                assert time.monotonic() < deadline, "JupyterLab did not start within 90 s"
+                time.sleep(0.5)
+        status, page = _request(f"{base}/lab/tree/my-lessons/00_start_here.ipynb?token=test-token")
+        assert status == 200 and b"JupyterLab" in page
+        _, listing = _request(f"{base}/api/contents?token=test-token&content=1")
+        assert {"minitape", "my-lessons", "notebooks"} <= {item["name"] for item in json.loads(listing)["content"]}
+        # what autosave does: write the open notebook back, with outputs and metadata changed
+        _, raw = _request(f"{base}/api/contents/my-lessons/00_start_here.ipynb?token=test-token")
+        notebook = json.loads(raw)["content"]
+        notebook["metadata"]["saved_by"] = "a student"
+        notebook["cells"][0]["source"] = "edited by a student"
+        status, _ = _request(
+            f"{base}/api/contents/my-lessons/00_start_here.ipynb?token=test-token",
+            method="PUT",
+            body={"type": "notebook", "format": "json", "content": notebook},
+        )
+        assert status == 200
+        assert "edited by a student" in (repo_copy / "my-lessons" / "00_start_here.ipynb").read_text()
+        assert _git(repo_copy, "status", "--porcelain", "--untracked-files=all") == ""
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+# --- the system-package step, against stub programs -----------------------------------------------------------
+
+TOOLS = ["bash", "cat", "env", "mktemp", "rm", "tail", "uname", "chmod", "true", "dirname", "mkdir", "cp", "cmp", "mv"]
+
+
+@pytest.fixture
+def stub_bin(tmp_path: Path) -> Path:
+    """A PATH of its own: the few real tools the step uses, and nothing else (no dot, chromium, apt-get, sudo)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in TOOLS:
+        (bin_dir / tool).symlink_to(shutil.which(tool))
+    return bin_dir
+
+
+def _stub(bin_dir: Path, name: str, script: str) -> None:
+    (bin_dir / name).write_text("#!/bin/bash\n" + script)
+    (bin_dir / name).chmod(0o755)
+
+
+def _stub_apt_get(bin_dir: Path, log: Path) -> None:
+    """apt-get that logs its arguments and, on install, puts the programs of the packages on PATH."""
+    _stub(
+        bin_dir,
+        "apt-get",
+        f'echo "apt-get $*" >> {log}\n'
+        f'[ "$1" = install ] || exit 0\n'
+        f'for p in "$@"; do case $p in graphviz) n=dot;; chromium) n=chromium;; *) continue;; esac\n'
+        f'printf "#!/bin/bash\\n" > {bin_dir}/$n; chmod +x {bin_dir}/$n; done\n',
+    )
+
+
+def _ensure(bin_dir: Path, *programs: str, uid: int = 0, **env: str) -> subprocess.CompletedProcess:
+    _stub(bin_dir, "id", f"echo {uid}\n")
+    script = (
+        f"source {ROOT / 'scripts' / 'system_packages.sh'}; ensure_programs 'needed for the test' {' '.join(programs)}"
+    )
+    environment = {"PATH": str(bin_dir), "HOME": str(bin_dir.parent), **env}
+    return subprocess.run([str(bin_dir / "bash"), "-c", script], env=environment, capture_output=True, text=True)
+
+
+def test_programs_already_there_install_nothing(stub_bin: Path, tmp_path: Path) -> None:
+    log = tmp_path / "calls.log"
+    _stub_apt_get(stub_bin, log)
+    _stub(stub_bin, "dot", "")
+    result = _ensure(stub_bin, "dot")
+    assert result.returncode == 0, result.stderr
+    assert not log.exists() and result.stderr == ""
+
+
+def test_as_root_apt_get_updates_then_installs_the_packages(stub_bin: Path, tmp_path: Path) -> None:
+    log = tmp_path / "calls.log"
+    _stub_apt_get(stub_bin, log)
+    result = _ensure(stub_bin, "dot", "chromium")
+    assert result.returncode == 0, result.stderr
+    assert log.read_text().splitlines() == [
+        "apt-get update -qq",
+        "apt-get install -y -qq --no-install-recommends graphviz chromium fonts-dejavu-core",
+    ]
+
+
+def test_as_a_user_apt_get_runs_through_sudo_when_it_needs_no_password(stub_bin: Path, tmp_path: Path) -> None:
+    log = tmp_path / "calls.log"
+    _stub_apt_get(stub_bin, log)
+    _stub(stub_bin, "sudo", f'echo "sudo $*" >> {log}\n[ "$1" = -n ] && shift\nexec "$@"\n')
+    result = _ensure(stub_bin, "dot", uid=1000)
+    assert result.returncode == 0, result.stderr
+    calls = log.read_text().splitlines()
+    assert calls[0] == "sudo -n true"
+    assert [c for c in calls if c.startswith("apt-get")] == [
+        "apt-get update -qq",
+        "apt-get install -y -qq --no-install-recommends graphviz",
+    ]
+    assert all(c.startswith("sudo -n env DEBIAN_FRONTEND=noninteractive apt-get") for c in calls[1::2])
+
+
+@pytest.mark.parametrize("sudo", ["absent", "asks for a password"])
+def test_without_root_or_usable_sudo_it_says_what_to_install(stub_bin: Path, tmp_path: Path, sudo: str) -> None:
+    log = tmp_path / "calls.log"
+    _stub_apt_get(stub_bin, log)
+    if sudo != "absent":
+        _stub(stub_bin, "sudo", f'echo "sudo $*" >> {log}\nexit 1\n')
+    result = _ensure(stub_bin, "dot", "chromium", uid=1000)
+    assert result.returncode == 1
+    assert "apt-get" not in (log.read_text() if log.exists() else "")
+    assert "Missing program(s): dot chromium (needed for the test)" in result.stderr
+    assert "sudo apt-get update && sudo apt-get install graphviz chromium fonts-dejavu-core" in result.stderr
+    assert "brew install graphviz" in result.stderr
+
+
+def test_the_skip_variable_installs_nothing(stub_bin: Path, tmp_path: Path) -> None:
+    log = tmp_path / "calls.log"
+    _stub_apt_get(stub_bin, log)
+    result = _ensure(stub_bin, "dot", MINITAPE_SKIP_SYSTEM_PACKAGES="1")
+    assert result.returncode == 1 and not log.exists()
+    assert "sudo apt-get install graphviz" in result.stderr
+
+
+def test_a_failing_apt_get_shows_its_error_and_what_to_install(stub_bin: Path) -> None:
+    _stub(stub_bin, "apt-get", 'echo "E: Unable to locate package graphviz" >&2\nexit 100\n')
+    result = _ensure(stub_bin, "dot")
+    assert result.returncode == 1
+    assert "E: Unable to locate package graphviz" in result.stderr
+    assert "sudo apt-get update && sudo apt-get install graphviz" in result.stderr
+
+
+def test_on_macos_brew_installs_graphviz(stub_bin: Path, tmp_path: Path) -> None:
+    log = tmp_path / "calls.log"
+    (stub_bin / "uname").unlink()
+    _stub(stub_bin, "uname", "echo Darwin\n")
+    _stub(
+        stub_bin,
+        "brew",
+        f'echo "brew $*" >> {log}\nprintf "#!/bin/bash\\n" > {stub_bin}/dot; chmod +x {stub_bin}/dot\n',
+    )
+    result = _ensure(stub_bin, "dot", uid=501)
+    assert result.returncode == 0, result.stderr
+    assert log.read_text().splitlines() == ["brew install --quiet graphviz"]
+
+
+def test_test_sh_stops_and_says_what_to_install_when_a_program_is_missing(stub_bin: Path) -> None:
+    environment = {"PATH": str(stub_bin), "HOME": str(stub_bin.parent), "MINITAPE_SKIP_SYSTEM_PACKAGES": "1"}
+    _stub(stub_bin, "id", "echo 0\n")
+    _stub(stub_bin, "python3", "echo python3 ran >&2; exit 3\n")  # it must stop before making the venv
+    result = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "test.sh")], env=environment, capture_output=True, text=True
+    )
+    assert result.returncode == 1
+    assert "Missing program(s): dot chromium" in result.stderr and "python3 ran" not in result.stderr
+    assert "sudo apt-get install graphviz chromium fonts-dejavu-core" in result.stderr
+
+
+def test_lessons_sh_goes_on_without_graphviz(stub_bin: Path, repo_copy: Path) -> None:
+    _stub(stub_bin, "id", "echo 0\n")
+    result = _lessons_sh(repo_copy, "--setup-only", PATH=str(stub_bin))
+    assert result.returncode == 0, result.stderr
+    assert "Missing program(s): dot" in result.stderr and "Open: http://127.0.0.1:" in result.stdout
+    assert sorted(p.name for p in (repo_copy / "my-lessons").glob("*.ipynb")) == LESSONS
+
+
+# --- the venv step, against a stub python ---------------------------------------------------------------------
+
+
+def _ensure_venv(project: Path, bin_dir: Path, **env: str) -> subprocess.CompletedProcess:
+    scripts = ROOT / "scripts"
+    script = f"source {scripts / 'system_packages.sh'}; source {scripts / 'venv.sh'}; ensure_venv test"
+    environment = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(project), **env}
+    return subprocess.run(["bash", "-c", script], cwd=project, env=environment, capture_output=True, text=True)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A folder with pyproject.toml and a python3 whose venv is a python that logs what pip is asked."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    venv_python = (
+        '#!/bin/bash\necho "pip $*" >> "$PWD/pip.log"\n'
+        '[ -f "$PWD/pip-fails" ] && { echo "pip broke"; exit 1; }\nexit 0\n'
+    )
+    _stub(
+        bin_dir,
+        "python3",
+        'echo "python3 $*" >> "$PWD/python3.log"\n[ -f "$PWD/no-venv" ] && exit 1\n'
+        f"mkdir -p .venv/bin && printf '%s' '{venv_python}' > .venv/bin/python && chmod +x .venv/bin/python\n",
+    )
+    return folder
+
+
+def test_pip_runs_again_only_when_pyproject_changes(project: Path, tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    first = _ensure_venv(project, bin_dir)
+    assert first.returncode == 0, first.stderr
+    assert (project / "python3.log").read_text() == "python3 -m venv .venv\n"
+    install = ["pip -m pip install --quiet --upgrade pip", "pip -m pip install --quiet -e .[test]"]
+    assert (project / "pip.log").read_text().splitlines() == install
+    assert _ensure_venv(project, bin_dir).returncode == 0
+    assert (project / "pip.log").read_text().splitlines() == install, "nothing changed, so pip did not run"
+    with (project / "pyproject.toml").open("a") as f:
+        f.write('dependencies = ["numpy"]\n')
+    assert _ensure_venv(project, bin_dir).returncode == 0
+    assert (project / "pip.log").read_text().splitlines() == install * 2
+    assert (project / "python3.log").read_text() == "python3 -m venv .venv\n", "the venv is made once"
+
+
+def test_a_failing_pip_shows_its_output_and_stops(project: Path, tmp_path: Path) -> None:
+    (project / "pip-fails").touch()
+    result = _ensure_venv(project, tmp_path / "bin")
+    assert result.returncode == 1
+    assert "pip broke" in result.stderr and "pip could not install minitape[test]" in result.stderr
+    (project / "pip-fails").unlink()
+    assert _ensure_venv(project, tmp_path / "bin").returncode == 0, "a failed install is retried on the next run"
+
+
+def test_without_venv_it_says_to_install_python3_venv(project: Path, tmp_path: Path) -> None:
+    (project / "no-venv").touch()
+    result = _ensure_venv(project, tmp_path / "bin", MINITAPE_SKIP_SYSTEM_PACKAGES="1")
+    assert result.returncode == 1 and not (project / ".venv").exists()
+    assert "sudo apt-get install python3-venv" in result.stderr
