@@ -5,7 +5,18 @@ message when the answer is wrong; `check` turns that, or any exception from the 
 into two friendly lines of text. It never shows a traceback.
 """
 
-from lesson_tools import lesson00, lesson01, lesson02, lesson03, lesson04, lesson05, lesson06, lesson07, lesson08
+from lesson_tools import (
+    lesson00,
+    lesson01,
+    lesson02,
+    lesson02_by_hand,
+    lesson03,
+    lesson04,
+    lesson05,
+    lesson06,
+    lesson07,
+    lesson08,
+)
 from lesson_tools._core import NotYet, check, exercise
 
 __all__ = ["NotYet", "check", "exercise"]
