@@ -15,7 +15,8 @@ CELLS = [
     - switch automatic watching off with `watch_accessed_variables=False`;
     - pass sources and targets as lists and dicts, take gradients with respect to a layer's variables and with
       respect to intermediate results;
-    - look at a tape's records, and at the tape itself in the visualizer.
+    - look at a tape's records, and at the tape itself in the visualizer;
+    - predict which variables get a gradient when Python control flow (`if`/`else`) picks what is computed.
 
     **The rule.** Inside `with mt.GradientTape() as tape:`, an op is recorded when one of its inputs is watched.
     Its outputs are then watched too, so the record grows along every path that starts at a watched value.
@@ -62,6 +63,26 @@ CELLS = [
         y = frozen * w
     print(tape.gradient(y, [frozen, w]))
     print("watched:", [v.name for v in tape.watched_variables()])
+    """),
+    md(r"""
+    ### A classic: a sum, then a square
+
+    The example every `GradientTape` tutorial starts with. $x$ is a $2 \times 2$ tensor of ones (a constant, so it
+    is watched by hand), $y = \sum_{ij} x_{ij} = 4$, and $z = y^2 = 16$. By the chain rule,
+    $\frac{\partial z}{\partial x_{ij}} = \frac{dz}{dy} \cdot \frac{\partial y}{\partial x_{ij}} = 2y \cdot 1 = 8$
+    for every entry: the gradient has the shape of $x$, and an intermediate result like $y$ is a valid source too.
+    """),
+    code("""
+    x = mt.ones((2, 2))
+    with mt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = mt.reduce_sum(x)
+        z = mt.square(y)  # the same as y * y
+
+    print("y =", float(y), " z =", float(z))
+    print("dz/dx =", tape.gradient(z, x))
+    print("dz/dy =", tape.gradient(z, y))
+    del tape
     """),
     md("""
     ## 2. What is on the tape?
@@ -173,6 +194,32 @@ CELLS = [
     print(f"dy/dx = {float(dy_dx):.6f}, expected 2x (cos(1) + 1) = {2 * (np.cos(1.0) + 1):.6f}")
     """),
     md(r"""
+    ## 7. Control flow: the tape records the branch that ran
+
+    A Python `if`, `for` or `while` is not an op: the tape never sees it. It sees only the ops that actually ran.
+    So the gradient follows the branch that was taken, and a variable used only in the other branch gets `None`.
+    Here $x = 1 > 0$ picks `result = v0`, whose derivative with respect to `v0` is $1$; `v1` was never touched.
+    With $x = -1$ the other branch runs, `result = v1**2`, and $\frac{d}{dv_1} v_1^2 = 2 v_1 = 4$.
+    """),
+    code("""
+    for x_value in [1.0, -1.0]:
+        x = mt.constant(x_value)
+        v0, v1 = mt.Variable(2.0, name="v0"), mt.Variable(2.0, name="v1")
+        with mt.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            if x > 0.0:
+                result = v0
+            else:
+                result = v1**2
+        dv0, dv1 = tape.gradient(result, [v0, v1])
+        print(f"x = {x_value:4}: d result/d v0 = {dv0}, d result/d v1 = {dv1}, d result/d x = {tape.gradient(result, x)}")
+    print(tape.explain(result, [v0, x]))
+    del tape
+    """),
+    md(r"""
+    The condition `x > 0.0` was recorded (it is an op, `Greater`), but a comparison has no gradient: the result
+    does not change when `x` moves a little, so the gradient with respect to `x` is `None` in both cases.
+
     ## Exercises
 
     **Exercise 2.1.** `x = mt.constant(2.0)`. Compute $\frac{d}{dx} x^3$ with a tape (it should be 12, not
@@ -233,7 +280,7 @@ CELLS = [
 
     check("2.3", answer)
     """),
-    md("""
+    md(r"""
     ## Summary
 
     - A tape records an op when one of its inputs is watched; outputs of recorded ops are watched in turn.
@@ -241,7 +288,9 @@ CELLS = [
       `watch_accessed_variables=False` tapes watch nothing automatically.
     - Sources and targets may be lists, tuples and dicts; the gradient has the structure of the sources; several
       targets give the gradient of their sum.
-    - A layer's `trainable_variables` are the sources of a training step; intermediate results are sources too.
+    - A layer's `trainable_variables` are the sources of a training step; intermediate results are sources too
+      (for $z = (\sum x)^2$ with $x$ a $2 \times 2$ tensor of ones, every entry of the gradient is $8$).
+    - The tape records only the ops that ran: with `if`/`else`, the branch not taken leaves its variables `None`.
 
     Next: [lesson 3](03_persistent_tapes.ipynb), asking a tape more than once.
     """),
