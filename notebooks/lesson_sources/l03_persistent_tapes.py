@@ -1,6 +1,6 @@
 """Lesson 03: persistent tapes and what they cost."""
 
-from nb import code, md, raises, solution
+from nb import code, md, solution
 
 NAME = "03_persistent_tapes.ipynb"
 TITLE = "Persistent tapes"
@@ -43,8 +43,11 @@ CELLS = [
     The first `gradient` call released the tape's saved tensors (that is what makes an ordinary tape cheap). Asking
     again is an error, and the message says what to do:
     """),
-    raises("""
-    print(tape.gradient(y, x))
+    code("""
+    try:
+        print(tape.gradient(y, x))
+    except RuntimeError as error:  # print only the message: the engine's traceback would hide it
+        print(type(error).__name__ + ":", error)
     """),
     md("""
     ## 2. `persistent=True`: ask many times

@@ -1,6 +1,6 @@
 """Lesson 05: why a gradient comes back None, and `tape.explain`."""
 
-from nb import code, md, raises, solution
+from nb import code, md, solution, volatile
 
 NAME = "05_getting_none.ipynb"
 TITLE = "Getting None"
@@ -14,7 +14,8 @@ CELLS = [
       a tensor, a value that left the library through numpy, an integer dtype, a stateful `assign`, an op with no
       gradient;
     - ask minitape's `tape.explain(target, sources)` to say which one it is, and where;
-    - get zeros instead of `None` when that is what you mean, with `unconnected_gradients`.
+    - get zeros instead of `None` when that is what you mean, with `unconnected_gradients`;
+    - see a cut path in the tape visualizer.
 
     **Why `None` and not 0?** `None` means "the tape found no recorded path from this source to the target".
     That is different from a gradient that happens to be zero (like $\frac{d}{dx} x^2$ at $x = 0$). Most of the
@@ -158,8 +159,11 @@ CELLS = [
     print(tape.explain(rounded, x))
     print(tape.explain(cubed, x))
     """),
-    raises("""
-    tape.gradient(cubed, x)
+    code("""
+    try:
+        tape.gradient(cubed, x)
+    except LookupError as error:  # print only the message, not the engine's traceback
+        print(type(error).__name__ + ":", error)
     """),
     md(r"""
     The fix is to register the rule, written with minitape ops so that higher derivatives work too:
@@ -176,6 +180,62 @@ CELLS = [
     del tape
     """),
     md(r"""
+    ## 8. The cuts, drawn
+
+    `explain` says in words where a path is cut; the tape visualizer shows it. Three of the causes above, each on a
+    persistent tape so that the view can read the records. Step to the end of each view (the last step lists every
+    source's gradient, with the reason for each `None`), and look for the **source with no path to the target**.
+
+    *An unconnected source*: `unused` is not in the picture at all. The tape never saw it (it was never read inside
+    the block), so the graph has no node for it; the last step of the view lists it with `None` and the reason.
+    """),
+    volatile("""
+    from minitape.widgets import TapeView
+
+    x = mt.Variable(2.0, name="x")
+    unused = mt.Variable(3.0, name="unused")
+    with mt.GradientTape(persistent=True) as tape:
+        y = x * x
+
+    view = TapeView(tape, y, [x, unused])
+    assert tape.gradient(y, unused) is None
+    view
+    """),
+    md("""
+    *A stateful `assign`*: `x` flows into `Mul` and then into `AssignVariableOp`, and stops there: the edge into the
+    assignment is a dead end for the backward pass. The target reads `state` afresh, so the backward pass reaches
+    `state` (gradient 2) and never the assignment.
+    """),
+    volatile("""
+    x = mt.Variable(2.0, name="x")
+    state = mt.Variable(0.0, name="state")
+    with mt.GradientTape(persistent=True) as tape:
+        state.assign(x * 3.0)
+        y = state * 2.0
+
+    view = TapeView(tape, y, [x, state])
+    assert tape.gradient(y, x) is None and float(tape.gradient(y, state)) == 2.0
+    view
+    """),
+    md("""
+    *`stop_gradient`*: here `x` reaches the target by two paths, one through `StopGradient`. Step backwards: the
+    gradient flows along the direct edge into the last `Mul` and stops at `StopGradient`, so `x` gets only the
+    contribution of the direct path, $3x = 6$, not $6x = 12$.
+    """),
+    volatile("""
+    x = mt.Variable(2.0, name="x")
+    with mt.GradientTape(persistent=True) as tape:
+        y = mt.stop_gradient(x * 3.0) * x
+
+    view = TapeView(tape, y, [x])
+    assert float(tape.gradient(y, x)) == 6.0
+    view
+    """),
+    md(r"""
+    The other causes (a value that left through numpy, an integer dtype, a variable replaced by a tensor, an op
+    without a gradient) cut the path *before* the target: for those, the view cannot draw yet and says so, while
+    `tape.explain` already names the cut.
+
     ## Exercises
 
     **Exercise 5.1.** Fix the loop of section 2: it should print a gradient at both steps. Collect the two

@@ -1,6 +1,6 @@
 """Lesson 06: stopping and customising gradients (the softplus NaN)."""
 
-from nb import code, md, raises, solution, volatile
+from nb import code, md, solution, volatile
 
 NAME = "06_stopping_and_custom_gradients.ipynb"
 TITLE = "Stopping and customising gradients"
@@ -73,13 +73,16 @@ CELLS = [
     every op check its output, forwards and backwards, and stop at the first NaN or infinity, naming the op and its
     inputs:
     """),
-    raises("""
+    code("""
     z = mt.constant(100.0)
-    with mt.debugging.check_numerics_scope():
-        with mt.GradientTape() as tape:
-            tape.watch(z)
-            y = naive_softplus(z)
-        tape.gradient(y, z)
+    try:
+        with mt.debugging.check_numerics_scope():
+            with mt.GradientTape() as tape:
+                tape.watch(z)
+                y = naive_softplus(z)
+            tape.gradient(y, z)
+    except mt.errors.InvalidArgumentError as error:  # print only the message, not the engine's traceback
+        print(type(error).__name__ + ":", error)
     """),
     md(r"""
     It stops in the forward pass already, at `Exp`, whose input was 100. The numbers are right; the formula is
