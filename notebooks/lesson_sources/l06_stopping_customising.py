@@ -163,6 +163,15 @@ CELLS = [
     The tape visualizer replays the naive softplus at $z = 100$: step forward to see `Exp` produce `inf`, then
     backward to see $\\frac{1}{u} = 0$ meet $e^z = \\infty$ and turn into NaN. Both are highlighted where they
     first appear.
+
+    What to look for, step by step:
+    - the **first forward step**, `Exp`: its input is $100$, its output `inf`, flagged as the first non-finite value.
+      `AddV2` and `Log` then just carry the `inf` along: the value of softplus is already lost here;
+    - the **first backward step**, `Log`: the upstream $1$ times $\\frac{1}{u} = \\frac{1}{\\infty} = 0$ gives $0$.
+      No warning yet: a zero is a perfectly good number;
+    - `AddV2` passes the $0$ through unchanged;
+    - the **last backward step**, `Exp`: the upstream $0$ times $e^z = \\infty$. That product, $0 \\cdot \\infty$, is
+      the NaN, flagged at this exact op. It is the gradient the tape returns for $z$.
     """),
     volatile("""
     from minitape import widgets
