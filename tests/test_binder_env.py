@@ -63,7 +63,7 @@ def test_lessons_run_in_a_fresh_binder_environment(tmp_path: Path) -> None:
     venv_python = str(venv / "bin" / "python")
     _run([venv_python, "-m", "pip", "install", "--quiet", "-r", "binder/requirements.txt"], timeout=1800)
     lessons = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-    assert len(lessons) == 9
+    assert len(lessons) == 10
     result = _run(
         [
             venv_python,

@@ -12,29 +12,34 @@ LESSONS = [
         "approximate gradients, their two errors, and the exact gradient of a tape",
     ),
     (
-        "02_recording_and_watching.ipynb",
+        "02_autodiff_by_hand.ipynb",
+        "Autodiff by hand",
+        "the chain rule, a neuron by pencil, a 40-line tape in plain Python, dual numbers",
+    ),
+    (
+        "03_recording_and_watching.ipynb",
         "Recording and watching",
         "what a tape records, what it watches, sources and targets as structures",
     ),
-    ("03_persistent_tapes.ipynb", "Persistent tapes", "asking a tape twice, and what that costs in memory"),
+    ("04_persistent_tapes.ipynb", "Persistent tapes", "asking a tape twice, and what that costs in memory"),
     (
-        "04_nesting_higher_order.ipynb",
+        "05_nesting_higher_order.ipynb",
         "Nested tapes and higher-order derivatives",
         "second derivatives, Jacobians and Hessians",
     ),
-    ("05_getting_none.ipynb", "Getting None", "every reason a gradient comes back None, and `tape.explain`"),
+    ("06_getting_none.ipynb", "Getting None", "every reason a gradient comes back None, and `tape.explain`"),
     (
-        "06_stopping_and_custom_gradients.ipynb",
+        "07_stopping_and_custom_gradients.ipynb",
         "Stopping and customising gradients",
         "`stop_gradient`, the softplus NaN, the numerics check, `custom_gradient`",
     ),
     (
-        "07_model_and_training_loop.ipynb",
+        "08_model_and_training_loop.ipynb",
         "Gradients of a model and a custom training loop",
         "a CNN trained with `fit` and with a hand-written `train_step`",
     ),
     (
-        "08_forward_vs_reverse_mode.ipynb",
+        "09_forward_vs_reverse_mode.ipynb",
         "Forward mode vs reverse mode",
         "JVPs, VJPs, why training uses reverse mode, Hessian-vector products",
     ),
@@ -147,7 +152,7 @@ CELLS = [
       repository, `bash scripts/lessons.sh` sets everything up and opens this page.
     - The visualizer says Graphviz is missing: install it (`sudo apt-get install graphviz`, or
       `brew install graphviz`); it lays out the graphs.
-    - A gradient is `None` and you do not see why: `tape.explain(target, sources)` says why (lesson 5).
+    - A gradient is `None` and you do not see why: `tape.explain(target, sources)` says why (lesson 6).
 
     ## Summary
 

@@ -274,6 +274,6 @@ CELLS = [
       one backward pass give every partial derivative, exact up to floating-point rounding.
     - `mt.test_util.check_gradients` uses finite differences for what they are good at: testing the tape.
 
-    Next: [lesson 2](02_recording_and_watching.ipynb), what exactly a tape records and watches.
+    Next: [lesson 2](02_autodiff_by_hand.ipynb), reverse-mode autodiff built by hand, in 40 lines of Python.
     """),
 ]

@@ -2,7 +2,7 @@
 
 from nb import code, md, solution, volatile
 
-NAME = "02b_autodiff_by_hand.ipynb"
+NAME = "02_autodiff_by_hand.ipynb"
 TITLE = "Autodiff by hand"
 
 CELLS = [
@@ -268,31 +268,31 @@ CELLS = [
     md(r"""
     ## Exercises
 
-    **Exercise H.1.** *Pencil first.* For the neuron $y = \tanh(w x + b)$ at $x = -1.5$, $w = 0.4$, $b = 0.1$,
+    **Exercise 2.1.** *Pencil first.* For the neuron $y = \tanh(w x + b)$ at $x = -1.5$, $w = 0.4$, $b = 0.1$,
     compute $\partial y / \partial w$ and $\partial y / \partial b$ by hand (a calculator for $\tanh$ is fine), the
     way the table of section 2 does. Put them in `answer` as the list `[dy_dw, dy_db]`.
     """),
     code("""
     answer = None  # [dy/dw, dy/db]
 
-    check("H.1", answer)
+    check("2.1", answer)
     """),
     solution("""
     z = 0.4 * -1.5 + 0.1  # -0.5
     dy_dz = 1 - math.tanh(z) ** 2  # 0.78645
     answer = [dy_dz * -1.5, dy_dz * 1.0]  # dz/dw = x, dz/db = 1
 
-    check("H.1", answer)
+    check("2.1", answer)
     """),
     md(r"""
-    **Exercise H.2.** *Complete the tape.* Add division to `RULES`: `RULES["div"]` takes the values `a` and `b`
+    **Exercise 2.2.** *Complete the tape.* Add division to `RULES`: `RULES["div"]` takes the values `a` and `b`
     and returns `(a / b, (d(a/b)/da, d(a/b)/db))`. Then `apply("div", p, q)` divides on the tape. (The solution
     also checks your rule on the tape against minitape.)
     """),
     code("""
     RULES["div"] = ...  # your code here: lambda a, b: (value, (local derivative for a, local derivative for b))
 
-    check("H.2", RULES["div"])
+    check("2.2", RULES["div"])
     """),
     solution("""
     RULES["div"] = lambda a, b: (a / b, (1.0 / b, -a / b**2))
@@ -307,10 +307,10 @@ CELLS = [
         rm = pm * qm / (pm + qm)
     print("our tape:", [round(p.grad, 5), round(q.grad, 5)])
     print("minitape:", [round(float(g), 5) for g in tape.gradient(rm, [pm, qm])])
-    check("H.2", RULES["div"])
+    check("2.2", RULES["div"])
     """),
     md(r"""
-    **Exercise H.3.** *Complete the dual numbers.* Give `Dual` a division: in `DualWithDivision` below, write
+    **Exercise 2.3.** *Complete the dual numbers.* Give `Dual` a division: in `DualWithDivision` below, write
     `__truediv__` so that `DualWithDivision(a, a_tangent) / DualWithDivision(b, b_tangent)` returns a new
     `DualWithDivision` with the quotient and its tangent. Expand $\frac{a + a'\varepsilon}{b + b'\varepsilon}$
     with $\varepsilon^2 = 0$ (multiply above and below by $b - b'\varepsilon$).
@@ -321,7 +321,7 @@ CELLS = [
             ...  # your code here: return DualWithDivision(value, tangent)
 
 
-    check("H.3", DualWithDivision)
+    check("2.3", DualWithDivision)
     """),
     solution("""
     class DualWithDivision(Dual):
@@ -332,7 +332,7 @@ CELLS = [
 
 
     print(DualWithDivision(1.0, 1.0) / DualWithDivision(2.0, 0.0))  # d/dx (x / 2) = 0.5
-    check("H.3", DualWithDivision)
+    check("2.3", DualWithDivision)
     """),
     md(r"""
     ## Summary

@@ -9,13 +9,13 @@ from lesson_tools import (
     lesson00,
     lesson01,
     lesson02,
-    lesson02_by_hand,
     lesson03,
     lesson04,
     lesson05,
     lesson06,
     lesson07,
     lesson08,
+    lesson09,
 )
 from lesson_tools._core import NotYet, check, exercise
 

@@ -1,29 +1,24 @@
-"""Checkers for lesson 04: nested tapes."""
+"""Checkers for lesson 04: persistent tapes."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from lesson_tools._core import NotYet, exercise, expect_close
+from lesson_tools._core import NotYet, as_number, exercise, expect_close
 
 
-@exercise("4.1", "nest two tapes; call inner.gradient inside the outer with block, then outer.gradient on its result.")
-def second_derivative(answer: object) -> str:
-    expect_close(answer, 2 * np.cos(1.0) - np.sin(1.0), "your second derivative")
-    return "d²/dx² (x sin x) = 2 cos x - x sin x = 0.2391 at x = 1."
+@exercise("4.1", "GradientTape(persistent=True), then two tape.gradient calls after the with block.")
+def two_gradients(answer: object) -> str:
+    if not isinstance(answer, (list, tuple)) or len(answer) != 2:
+        raise NotYet("answer should be a list of two gradients, [dv_dx, du_dx].")
+    expect_close(answer[0], 2 * np.sin(1.0) * np.cos(1.0), "dv/dx")
+    expect_close(answer[1], np.cos(1.0), "du/dx")
+    return "dv/dx = 2 sin x cos x = 0.9093 and du/dx = cos x = 0.5403, from one recording."
 
 
-@exercise("4.2", "the inner tape gives the gradient (a vector of 2); the outer tape's jacobian of it is the Hessian.")
-def hessian(answer: object) -> str:
-    expect_close(answer, [[6.0, 4.0], [4.0, 2.0]], "your Hessian")
-    return "H = [[6 x0, 2 x1], [2 x1, 2 x0]]: symmetric, as every Hessian of a smooth function."
-
-
-@exercise("4.3", "is the outer tape still recording when the line runs? Look at the indentation.")
-def place(answer: object) -> str:
-    letter = str(answer).strip().upper()
-    if letter not in {"A", "B", "C"}:
-        raise NotYet(f"answer with one letter, 'A', 'B' or 'C', not {answer!r}.")
-    if letter != "C":
-        raise NotYet(f"in place {letter} the second derivative would work, but this code gets None.")
-    return "It runs after both blocks (place C); indent it once, into the outer block (place B)."
+@exercise("4.2", "each tanh keeps its own output (not its input): count the tanh ops.")
+def tanh_chain(answer: object) -> str:
+    count = as_number(answer, "your count")
+    if count != 3:
+        raise NotYet(f"the tape keeps {'more' if count < 3 else 'fewer'} than {count:g} tensor(s).")
+    return "Three: each tanh keeps its output (8,000 bytes each), and x itself is not needed."

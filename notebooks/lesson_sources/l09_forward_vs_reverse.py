@@ -1,13 +1,13 @@
-"""Lesson 08: forward mode against reverse mode."""
+"""Lesson 09: forward mode against reverse mode."""
 
 from nb import code, md, solution, volatile
 
-NAME = "08_forward_vs_reverse_mode.ipynb"
+NAME = "09_forward_vs_reverse_mode.ipynb"
 TITLE = "Forward mode vs reverse mode"
 
 CELLS = [
     md(r"""
-    # Lesson 8 · Forward mode vs reverse mode
+    # Lesson 9 · Forward mode vs reverse mode
 
     **Learning goals.** After this lesson you can
     - compute a Jacobian-vector product (JVP) with `mt.autodiff.ForwardAccumulator`, and a vector-Jacobian product
@@ -245,14 +245,14 @@ CELLS = [
     md(r"""
     ## Exercises
 
-    **Exercise 8.1.** With a `ForwardAccumulator`, compute the directional derivative of
+    **Exercise 9.1.** With a `ForwardAccumulator`, compute the directional derivative of
     $h(x) = \sum_i x_i^2 \cos x_i$ at $x = (0.5, 1.0, 1.5)$ along $u = (1, -1, 2)$: that is $\nabla h(x) \cdot u$,
     a single number. Store it in `answer`.
     """),
     code("""
     answer = None  # your code here
 
-    check("8.1", answer)
+    check("9.1", answer)
     """),
     solution("""
     x = mt.constant([0.5, 1.0, 1.5])
@@ -260,16 +260,16 @@ CELLS = [
         h = mt.reduce_sum(x**2 * mt.cos(x))
     answer = acc.jvp(h)
 
-    check("8.1", answer)
+    check("9.1", answer)
     """),
     md(r"""
-    **Exercise 8.2.** For $F(x) = (x_0 x_1,\; \sin x_0)$ from section 1 at $x = (2, 3)$, compute the VJP
+    **Exercise 9.2.** For $F(x) = (x_0 x_1,\; \sin x_0)$ from section 1 at $x = (2, 3)$, compute the VJP
     $v^\top J$ for $v = (2, -1)$ with a tape and `output_gradients`.
     """),
     code("""
     answer = None  # your code here
 
-    check("8.2", answer)
+    check("9.2", answer)
     """),
     solution("""
     x = mt.constant([2.0, 3.0])
@@ -278,16 +278,16 @@ CELLS = [
         y = F(x)
     answer = tape.gradient(y, x, output_gradients=mt.constant([2.0, -1.0]))
 
-    check("8.2", answer)
+    check("9.2", answer)
     """),
     md(r"""
-    **Exercise 8.3.** Compute the Hessian-vector product $H v$ of $f(x) = x_0^2 x_1 + e^{x_1}$ at $x = (1, 0)$ for
+    **Exercise 9.3.** Compute the Hessian-vector product $H v$ of $f(x) = x_0^2 x_1 + e^{x_1}$ at $x = (1, 0)$ for
     $v = (1, 2)$, forward over reverse.
     """),
     code("""
     answer = None  # your code here
 
-    check("8.3", answer)
+    check("9.3", answer)
     """),
     solution("""
     x = mt.constant([1.0, 0.0])
@@ -298,7 +298,7 @@ CELLS = [
         g = tape.gradient(f, x)
     answer = acc.jvp(g)
 
-    check("8.3", answer)
+    check("9.3", answer)
     """),
     md(r"""
     ## Summary

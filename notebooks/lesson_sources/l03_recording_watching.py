@@ -1,13 +1,13 @@
-"""Lesson 02: what a tape records and what it watches."""
+"""Lesson 03: what a tape records and what it watches."""
 
 from nb import code, md, solution, volatile
 
-NAME = "02_recording_and_watching.ipynb"
+NAME = "03_recording_and_watching.ipynb"
 TITLE = "Recording and watching"
 
 CELLS = [
     md(r"""
-    # Lesson 2 · Recording and watching
+    # Lesson 3 · Recording and watching
 
     **Learning goals.** After this lesson you can
     - say which operations a tape records: only those run inside its `with` block on a **watched** input;
@@ -222,14 +222,14 @@ CELLS = [
 
     ## Exercises
 
-    **Exercise 2.1.** `x = mt.constant(2.0)`. Compute $\frac{d}{dx} x^3$ with a tape (it should be 12, not
+    **Exercise 3.1.** `x = mt.constant(2.0)`. Compute $\frac{d}{dx} x^3$ with a tape (it should be 12, not
     `None`). Store the gradient in `answer`.
     """),
     code("""
     x = mt.constant(2.0)
     answer = None  # your code here
 
-    check("2.1", answer)
+    check("3.1", answer)
     """),
     solution("""
     x = mt.constant(2.0)
@@ -238,17 +238,17 @@ CELLS = [
         y = x**3
     answer = tape.gradient(y, x)
 
-    check("2.1", answer)
+    check("3.1", answer)
     """),
     md(r"""
-    **Exercise 2.2.** With `a = mt.Variable(4.0)` and `b = mt.Variable(5.0)`, compute $f = a \cdot b$ on a tape
+    **Exercise 3.2.** With `a = mt.Variable(4.0)` and `b = mt.Variable(5.0)`, compute $f = a \cdot b$ on a tape
     that watches **only** `b`, and ask for both gradients. Store the pair `(df_da, df_db)` in `answer`.
     """),
     code("""
     a, b = mt.Variable(4.0), mt.Variable(5.0)
     answer = None  # your code here
 
-    check("2.2", answer)
+    check("3.2", answer)
     """),
     solution("""
     a, b = mt.Variable(4.0), mt.Variable(5.0)
@@ -257,10 +257,10 @@ CELLS = [
         f = a * b
     answer = tuple(tape.gradient(f, [a, b]))
 
-    check("2.2", answer)
+    check("3.2", answer)
     """),
     md(r"""
-    **Exercise 2.3.** A tiny linear model: `params = {"w": mt.Variable([1.0, -2.0]), "b": mt.Variable(0.5)}`.
+    **Exercise 3.3.** A tiny linear model: `params = {"w": mt.Variable([1.0, -2.0]), "b": mt.Variable(0.5)}`.
     The loss is $(w \cdot x + b - 1)^2$ for $x = (3, 1)$. Compute the gradient as a dict with the keys `"w"` and
     `"b"`, in one `tape.gradient` call.
     """),
@@ -269,7 +269,7 @@ CELLS = [
     x = mt.constant([3.0, 1.0])
     answer = None  # your code here
 
-    check("2.3", answer)
+    check("3.3", answer)
     """),
     solution("""
     params = {"w": mt.Variable([1.0, -2.0]), "b": mt.Variable(0.5)}
@@ -278,7 +278,7 @@ CELLS = [
         loss = (mt.reduce_sum(params["w"] * x) + params["b"] - 1.0) ** 2
     answer = tape.gradient(loss, params)
 
-    check("2.3", answer)
+    check("3.3", answer)
     """),
     md(r"""
     ## Summary
@@ -292,6 +292,6 @@ CELLS = [
       (for $z = (\sum x)^2$ with $x$ a $2 \times 2$ tensor of ones, every entry of the gradient is $8$).
     - The tape records only the ops that ran: with `if`/`else`, the branch not taken leaves its variables `None`.
 
-    Next: [lesson 3](03_persistent_tapes.ipynb), asking a tape more than once.
+    Next: [lesson 4](04_persistent_tapes.ipynb), asking a tape more than once.
     """),
 ]

@@ -1,13 +1,13 @@
-"""Lesson 05: why a gradient comes back None, and `tape.explain`."""
+"""Lesson 06: why a gradient comes back None, and `tape.explain`."""
 
 from nb import code, md, solution, volatile
 
-NAME = "05_getting_none.ipynb"
+NAME = "06_getting_none.ipynb"
 TITLE = "Getting None"
 
 CELLS = [
     md(r"""
-    # Lesson 5 · Getting `None`
+    # Lesson 6 · Getting `None`
 
     **Learning goals.** After this lesson you can
     - recognise the usual reasons why `tape.gradient` returns `None`: an unconnected source, a variable replaced by
@@ -238,7 +238,7 @@ CELLS = [
 
     ## Exercises
 
-    **Exercise 5.1.** Fix the loop of section 2: it should print a gradient at both steps. Collect the two
+    **Exercise 6.1.** Fix the loop of section 2: it should print a gradient at both steps. Collect the two
     gradients in the list `answer` (they should be $2x$ at $x = 2$ then $x = 3$: $4$ and $6$).
     """),
     code("""
@@ -250,7 +250,7 @@ CELLS = [
         answer.append(tape.gradient(y, x))
         x = x + 1.0  # fix this line
 
-    check("5.1", answer)
+    check("6.1", answer)
     """),
     solution("""
     x = mt.Variable(2.0, name="x")
@@ -261,17 +261,17 @@ CELLS = [
         answer.append(tape.gradient(y, x))
         x.assign_add(1.0)  # in place: x stays a watched variable
 
-    check("5.1", answer)
+    check("6.1", answer)
     """),
     md("""
-    **Exercise 5.2.** Get zeros instead of `None` for the unused source: compute the gradient of `y = w * 3.0` with
+    **Exercise 6.2.** Get zeros instead of `None` for the unused source: compute the gradient of `y = w * 3.0` with
     respect to `[w, extra]` where `extra = mt.Variable([0.5, 0.5])` is not used. Store the list in `answer`.
     """),
     code("""
     w, extra = mt.Variable(1.0), mt.Variable([0.5, 0.5])
     answer = None  # your code here
 
-    check("5.2", answer)
+    check("6.2", answer)
     """),
     solution("""
     w, extra = mt.Variable(1.0), mt.Variable([0.5, 0.5])
@@ -279,10 +279,10 @@ CELLS = [
         y = w * 3.0
     answer = tape.gradient(y, [w, extra], unconnected_gradients="zero")
 
-    check("5.2", answer)
+    check("6.2", answer)
     """),
     md("""
-    **Exercise 5.3.** `normalise` comes from a colleague's module. The gradient with respect to `scale` is `None`.
+    **Exercise 6.3.** `normalise` comes from a colleague's module. The gradient with respect to `scale` is `None`.
     Use `tape.explain(...)` to find out why, and put the reason's `kind` in `answer` (a string; each line of an
     explanation is a reason: `tape.explain(y, scale).reasons[0].kind`).
     """),
@@ -300,7 +300,7 @@ CELLS = [
 
     answer = None  # your code here
 
-    check("5.3", answer)
+    check("6.3", answer)
     """),
     solution("""
     scale = mt.Variable(2.0, name="scale")
@@ -310,7 +310,7 @@ CELLS = [
     print(explanation)
     answer = explanation.reasons[0].kind
 
-    check("5.3", answer)
+    check("6.3", answer)
     """),
     md("""
     ## Summary
@@ -330,6 +330,6 @@ CELLS = [
 
     And `tape.explain(target, sources)` tells you which one, where.
 
-    Next: [lesson 6](06_stopping_and_custom_gradients.ipynb), cutting and replacing gradients on purpose.
+    Next: [lesson 7](07_stopping_and_custom_gradients.ipynb), cutting and replacing gradients on purpose.
     """),
 ]

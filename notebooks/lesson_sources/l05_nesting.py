@@ -1,13 +1,13 @@
-"""Lesson 04: nested tapes, higher-order derivatives, Jacobians and Hessians."""
+"""Lesson 05: nested tapes, higher-order derivatives, Jacobians and Hessians."""
 
 from nb import code, md, solution, volatile
 
-NAME = "04_nesting_higher_order.ipynb"
+NAME = "05_nesting_higher_order.ipynb"
 TITLE = "Nested tapes and higher-order derivatives"
 
 CELLS = [
     md(r"""
-    # Lesson 4 · Nested tapes and higher-order derivatives
+    # Lesson 5 · Nested tapes and higher-order derivatives
 
     **Learning goals.** After this lesson you can
     - take a second derivative by nesting one `GradientTape` inside another, and explain why that works;
@@ -245,13 +245,13 @@ CELLS = [
     md(r"""
     ## Exercises
 
-    **Exercise 4.1.** Compute $\frac{d^2}{dx^2}\big(x \sin x\big)$ at $x = 1$ with nested tapes
+    **Exercise 5.1.** Compute $\frac{d^2}{dx^2}\big(x \sin x\big)$ at $x = 1$ with nested tapes
     (the answer is $2\cos 1 - \sin 1$). Store it in `answer`.
     """),
     code("""
     answer = None  # your code here
 
-    check("4.1", answer)
+    check("5.1", answer)
     """),
     solution("""
     x = mt.Variable(1.0)
@@ -261,15 +261,15 @@ CELLS = [
         dy_dx = inner.gradient(y, x)
     answer = outer.gradient(dy_dx, x)
 
-    check("4.1", answer)
+    check("5.1", answer)
     """),
     md(r"""
-    **Exercise 4.2.** Compute the Hessian of $g(x) = x_0^3 + x_0 x_1^2$ at $x = (1, 2)$ as a $2 \times 2$ tensor.
+    **Exercise 5.2.** Compute the Hessian of $g(x) = x_0^3 + x_0 x_1^2$ at $x = (1, 2)$ as a $2 \times 2$ tensor.
     """),
     code("""
     answer = None  # your code here
 
-    check("4.2", answer)
+    check("5.2", answer)
     """),
     solution("""
     x = mt.constant([1.0, 2.0])
@@ -281,10 +281,10 @@ CELLS = [
         grad = inner.gradient(g, x)
     answer = outer.jacobian(grad, x)
 
-    check("4.2", answer)
+    check("5.2", answer)
     """),
     md("""
-    **Exercise 4.3.** A student writes the code below and gets `None`. Where should the line
+    **Exercise 5.3.** A student writes the code below and gets `None`. Where should the line
     `dy_dx = inner.gradient(y, x)` go? Answer with the letter of the place from the table in section 2 where it
     *is* now (`"A"`, `"B"` or `"C"`).
 
@@ -299,12 +299,12 @@ CELLS = [
     code("""
     answer = None  # "A", "B" or "C"
 
-    check("4.3", answer)
+    check("5.3", answer)
     """),
     solution("""
     answer = "C"  # after both blocks: the outer tape was no longer recording; move it to place B
 
-    check("4.3", answer)
+    check("5.3", answer)
     """),
     md("""
     ## Summary
@@ -318,6 +318,6 @@ CELLS = [
     - `tape.jacobian(y, x)` gives every $\\partial y_i / \\partial x_j$; the Jacobian of a gradient is the Hessian.
     - A `None` second derivative may also just mean "no path": the first derivative did not depend on that input.
 
-    Next: [lesson 5](05_getting_none.ipynb), every way a gradient can come back `None`.
+    Next: [lesson 6](06_getting_none.ipynb), every way a gradient can come back `None`.
     """),
 ]

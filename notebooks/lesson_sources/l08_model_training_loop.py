@@ -1,13 +1,13 @@
-"""Lesson 07: gradients of a model, and a custom training loop next to `fit`."""
+"""Lesson 08: gradients of a model, and a custom training loop next to `fit`."""
 
 from nb import code, md, solution, volatile
 
-NAME = "07_model_and_training_loop.ipynb"
+NAME = "08_model_and_training_loop.ipynb"
 TITLE = "Gradients of a model and a custom training loop"
 
 CELLS = [
     md(r"""
-    # Lesson 7 · Gradients of a model and a custom training loop
+    # Lesson 8 · Gradients of a model and a custom training loop
 
     **Learning goals.** After this lesson you can
     - list a model's trainable variables and take the gradient of a loss with respect to all of them;
@@ -263,24 +263,24 @@ CELLS = [
 
     ## Exercises
 
-    **Exercise 7.1.** A `keras.layers.Dense(3)` layer is called on inputs with 4 features. How many trainable
+    **Exercise 8.1.** A `keras.layers.Dense(3)` layer is called on inputs with 4 features. How many trainable
     variables does it have, and how many numbers do they hold in total? Answer with the pair
     `(variables, numbers)` (build one and look, or work it out from $y = xW + b$).
     """),
     code("""
     answer = None  # (number of variables, number of numbers)
 
-    check("7.1", answer)
+    check("8.1", answer)
     """),
     solution("""
     layer = keras.layers.Dense(3)
     layer(np.zeros((1, 4), dtype="float32"))
     answer = (len(layer.trainable_variables), sum(int(np.prod(v.shape)) for v in layer.trainable_variables))
 
-    check("7.1", answer)
+    check("8.1", answer)
     """),
     md("""
-    **Exercise 7.2.** Write `sgd_step(model, x, y, learning_rate)` by hand, **without an optimizer**: compute the
+    **Exercise 8.2.** Write `sgd_step(model, x, y, learning_rate)` by hand, **without an optimizer**: compute the
     mean squared error between `model(x)` and `y` with a tape, then update every trainable variable in place with
     `variable.assign_sub(learning_rate * gradient)`. Return the loss. The check trains a tiny model with it and
     compares with a reference.
@@ -290,7 +290,7 @@ CELLS = [
         ...  # your code here
 
 
-    check("7.2", sgd_step)
+    check("8.2", sgd_step)
     """),
     solution("""
     def sgd_step(model, x, y, learning_rate):
@@ -302,7 +302,7 @@ CELLS = [
         return loss
 
 
-    check("7.2", sgd_step)
+    check("8.2", sgd_step)
     """),
     md("""
     ## Summary
@@ -315,6 +315,6 @@ CELLS = [
       computes.
     - To customise a step but keep `fit`, override `train_step(self, data)`: `fit` calls it once per batch.
 
-    Next: [lesson 8](08_forward_vs_reverse_mode.ipynb), forward mode and why training uses reverse mode.
+    Next: [lesson 9](09_forward_vs_reverse_mode.ipynb), forward mode and why training uses reverse mode.
     """),
 ]
