@@ -190,7 +190,7 @@ CELLS = [
         answer.append(tape.gradient(y, x))
         x = x + 1.0  # fix this line
 
-    check("5.1", answer)
+    check("5.1", answer, x=x)
     """),
     solution("""
     x = mt.Variable(2.0, name="x")
@@ -201,7 +201,7 @@ CELLS = [
         answer.append(tape.gradient(y, x))
         x.assign_add(1.0)  # in place: x stays a watched variable
 
-    check("5.1", answer)
+    check("5.1", answer, x=x)
     """),
     md("""
     **Exercise 5.2.** Get zeros instead of `None` for the unused source: compute the gradient of `y = w * 3.0` with
@@ -209,7 +209,7 @@ CELLS = [
     """),
     code("""
     w, extra = mt.Variable(1.0), mt.Variable([0.5, 0.5])
-    answer = None  # your code here
+    answer = ...  # your code here
 
     check("5.2", answer)
     """),
@@ -238,7 +238,7 @@ CELLS = [
         y = mt.reduce_sum(normalise(values, scale))
     print(tape.gradient(y, scale))
 
-    answer = None  # your code here
+    answer = ...  # your code here
 
     check("5.3", answer)
     """),

@@ -169,7 +169,7 @@ CELLS = [
     a single number. Store it in `answer`.
     """),
     code("""
-    answer = None  # your code here
+    answer = ...  # your code here: acc.jvp(h), with h computed inside the ForwardAccumulator's block
 
     check("8.1", answer)
     """),
@@ -186,9 +186,9 @@ CELLS = [
     $v^\top J$ for $v = (2, -1)$ with a tape and `output_gradients`.
     """),
     code("""
-    answer = None  # your code here
+    tape = y = x = answer = ...  # your code here: y = F(x) on a tape, answer = the VJP from tape.gradient
 
-    check("8.2", answer)
+    check("8.2", answer, tape=tape, target=y, sources=x)
     """),
     solution("""
     x = mt.constant([2.0, 3.0])
@@ -197,16 +197,16 @@ CELLS = [
         y = F(x)
     answer = tape.gradient(y, x, output_gradients=mt.constant([2.0, -1.0]))
 
-    check("8.2", answer)
+    check("8.2", answer, tape=tape, target=y, sources=x)
     """),
     md(r"""
     **Exercise 8.3.** Compute the Hessian-vector product $H v$ of $f(x) = x_0^2 x_1 + e^{x_1}$ at $x = (1, 0)$ for
     $v = (1, 2)$, forward over reverse.
     """),
     code("""
-    answer = None  # your code here
+    tape = f = x = answer = ...  # your code here: the tape inside the accumulator's block, answer = acc.jvp(g)
 
-    check("8.3", answer)
+    check("8.3", answer, tape=tape, target=f, sources=x)
     """),
     solution("""
     x = mt.constant([1.0, 0.0])
@@ -217,7 +217,7 @@ CELLS = [
         g = tape.gradient(f, x)
     answer = acc.jvp(g)
 
-    check("8.3", answer)
+    check("8.3", answer, tape=tape, target=f, sources=x)
     """),
     md(r"""
     ## Summary
