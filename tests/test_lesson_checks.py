@@ -432,6 +432,8 @@ WRONG: list[tuple[str, Any, dict, str]] = [
     ("2.1", Ellipsis, {}, "is still `...`: nothing is written yet"),
     ("2.1", 8.0, {}, "8 is x³ itself"),
     ("2.1", 12.001, {}, "close, but off by 1.0e-03"),
+    ("2.1", mt.Variable(12.0), {}, "is a mt.Variable, a source itself"),
+    ("2.1", [12.0], {}, "your gradient has shape (1,), but it should have shape ()"),
     ("2.2", "(None, 4)", {}, "answer should be a pair (df_da, df_db), not the string"),
     ("2.2", None, {}, "not None"),
     ("2.2", (5.0, 4.0), {}, "df_da is 5, but it should be None"),
@@ -469,6 +471,7 @@ WRONG: list[tuple[str, Any, dict, str]] = [
     ("5.2", [3.0, None], {}, "dy/dextra is still None (y does not use extra)"),
     ("5.2", [3.0, 0.0], {}, "dy/dextra has shape (), but it should have shape (2,)"),
     ("5.3", "no_path", {}, "'no_path' is not what explain() says for scale"),
+    ("5.3", explanation_5_3(), {}, "answer is the whole explanation"),
     ("5.3", None, {}, "answer should be a string like 'no_path', not None"),
     ("5.3", 0, {}, "answer should be a string like 'no_path', not an int"),
     ("6.1", "x * x * x", {}, "pass it without calling it"),
@@ -509,7 +512,7 @@ WRONG: list[tuple[str, Any, dict, str]] = [
     ("8.3", [4.0, 3.0], {}, "which is not the right value"),
 ]
 
-# Wrong answers that only the student's own tape can explain: (key, case builder, words the message must contain)
+# Wrong answers that only the student's own tape (or x, in 5.1) can explain: (key, case builder, words expected)
 FORGOT: list[tuple[str, Callable[[], Case], str]] = [
     ("0.1", lambda: _forgot_0_1(), "You forgot to watch x: "),
     ("1.2", lambda: gradient_1_2(variables=False), "You forgot to watch x: "),
@@ -525,6 +528,9 @@ FORGOT: list[tuple[str, Callable[[], Case], str]] = [
     ("8.1", lambda: jvp_8_1(inside=False), "acc.jvp(h) is None"),
     ("8.2", lambda: vjp_8_2(watch=False), "You forgot to watch x: "),
     ("8.3", unwatched_8_3, "You forgot to watch x: "),
+    ("2.1", lambda: (12.0, gradient_2_1(watch=False)[1]), "has the right value, but your tape gives no gradient"),
+    ("2.2", lambda: ((None, 4.0), gradient_2_2(only_b=False)[1]), "your tape still watches a"),
+    ("0.1", lambda: (7.0, _forgot_0_1()[1]), "You forgot to watch x: "),
 ]
 
 
@@ -543,7 +549,7 @@ def test_a_wrong_answer_gets_its_reason(key: str, answer: Any, evidence: dict, w
 
 
 @pytest.mark.parametrize(("key", "build", "words"), FORGOT, ids=[w[0] for w in FORGOT])
-def test_a_none_is_explained_from_the_students_tape(key: str, build: Callable[[], Case], words: str) -> None:
+def test_the_students_tape_explains_a_none_or_a_typed_answer(key: str, build: Callable[[], Case], words: str) -> None:
     answer, evidence = build()
     said = verdict(key, answer, **evidence)
     assert said.startswith(f"Exercise {key}: not yet. ") and words in said, said

@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+import minitape as mt
+
 # float32 keeps about 7 significant digits: a right answer computed in float32 is within a few ulps
 # (2**-23 relative), while a number rounded or typed by hand to 4-6 digits is off by 1e-6 or more.
 RTOL = 1e-6
@@ -166,6 +168,11 @@ def as_array(value: Any, what: str = "your answer") -> np.ndarray:
         raise NotYet(f"{what} is {value}, a yes/no value, but the exercise asks for a number.")
     if isinstance(value, dict) or callable(value) and not hasattr(value, "numpy"):
         raise NotYet(f"{what} should be a number or an array of numbers, not {describe(value)}.")
+    if isinstance(value, mt.Variable):
+        raise NotYet(
+            f"{what} is a mt.Variable, a source itself (named {value.name!r}); the answer is what "
+            "tape.gradient(...) returned for it."
+        )
     if isinstance(value, (list, tuple)):
         return np.array([as_array(v, f"{what}[{i}]") for i, v in enumerate(value)])
     if hasattr(value, "numpy"):
@@ -233,6 +240,23 @@ def _named_sources(sources: Any, names: tuple[str, ...]) -> Any:
     return sources
 
 
+def tape_reasons(evidence: Evidence, names: tuple[str, ...]) -> list | None:
+    """`tape.explain(target, sources).reasons` for the student's tape, or None when it was not passed (or unusable)."""
+    tape, target, sources = evidence.get("tape"), evidence.get("target"), evidence.get("sources")
+    if tape is None or target is None or sources is None or not hasattr(tape, "explain"):
+        return None
+    try:
+        return list(tape.explain(target, _named_sources(sources, names)).reasons)
+    except Exception:  # e.g. target= is not a tensor: why_none says so; a verification cannot tell
+        return None
+
+
+def _sentence(reason: Any) -> str:
+    headline = "You forgot to watch" if reason.kind == "not_watched" else "Your tape says, for"
+    fix = f" Fix: {reason.fix}" if reason.fix else ""
+    return f"{headline} {reason.source}: {reason.message}{fix}"
+
+
 def why_none(evidence: Evidence, names: tuple[str, ...], only: Sequence[str] | None = None) -> str:
     """Why the student's gradient is None, from `tape.explain(target, sources)`; a request for the tape if absent."""
     tape, target, sources = evidence.get("tape"), evidence.get("target"), evidence.get("sources")
@@ -251,16 +275,18 @@ def why_none(evidence: Evidence, names: tuple[str, ...], only: Sequence[str] | N
     broken = [r for r in broken if only is None or r.source in only] or broken  # a named Variable keeps its name
     if not broken:
         return "Your tape does connect the target to the sources: is `answer` the result of tape.gradient on them?"
-    lines = []
-    for reason in broken:
-        headline = "You forgot to watch" if reason.kind == "not_watched" else "Your tape says, for"
-        fix = f" Fix: {reason.fix}" if reason.fix else ""
-        lines.append(f"{headline} {reason.source}: {reason.message}{fix}")
-    return "\n".join(lines)
+    return "\n".join(_sentence(reason) for reason in broken)
 
 
 def expect_gradient(value: Any, expected: Any, what: str, evidence: Evidence, names: tuple[str, ...], only=None):
-    """expect_close, but a None is explained from the student's tape."""
+    """expect_close, but a None is explained from the student's tape, and a right number needs a tape that gives it."""
     if value is None:
         raise NotYet(f"{what} is None. " + why_none(evidence, names, only))
     expect_close(value, expected, what)
+    reasons = tape_reasons(evidence, names)
+    cut = [r for r in reasons or [] if not r.connected and (only is None or r.source in only)]
+    if cut:
+        raise NotYet(
+            f"{what} has the right value, but your tape gives no gradient for it (typed by hand?). "
+            + _sentence(cut[0])
+        )

@@ -11,6 +11,7 @@ from lesson_tools.checking import (
     expect_gradient,
     items,
     not_written,
+    tape_reasons,
 )
 
 TAPE = ("tape", "target", "sources")
@@ -43,6 +44,9 @@ def watch_only_b(answer: object, evidence: Evidence) -> str:
             "(GradientTape(watch_accessed_variables=False) and tape.watch(b)), so it never records a's use."
         )
     expect_gradient(df_db, 4.0, "df_db", evidence, ("a", "b"), only=("b",))
+    watched_a = [r for r in tape_reasons(evidence, ("a", "b")) or [] if r.source == "a" and r.connected]
+    if watched_a:
+        raise NotYet("your tape still watches a, so its gradient would be 4, not None: watch only b.")
     return "df_da is None (a was never watched) and df_db = a = 4."
 
 
