@@ -116,6 +116,17 @@ CELLS = [
     check("0.1", 8.0)
     """),
     md("""
+    And a gradient that came out `None`? With the tape passed along, `check` asks it why (here `x` is a constant,
+    which a tape does not watch on its own):
+    """),
+    code("""
+    x = mt.constant(2.0)
+    with mt.GradientTape() as tape:
+        y = x**2 + 3 * x
+
+    check("0.1", tape.gradient(y, x), tape=tape, target=y, sources=x)
+    """),
+    md("""
     ## The tape visualizer
 
     `widgets.TapeView(tape, target, sources)` draws a recorded tape as a graph and animates it:
