@@ -351,6 +351,12 @@ SOLUTIONS["1.3"] = lambda: [
     ("float", returning(lambda a: a.tolist(), central_difference), {}),
 ]
 SOLUTIONS["1.2 as one array"] = lambda: [("numpy array", np.array(as_numpy(gradient_1_2()[0])), {})]
+SOLUTIONS["2.1 as scalars"] = lambda: [
+    ("numpy float32 scalar", np.float32(12.0), {}),
+    ("numpy float64 scalar", np.float64(12.0), {}),
+    ("0-d array", np.array(12.0), {}),
+    ("int", 12, {}),
+]
 SOLUTIONS["3.2"] = lambda: [
     ("int", solution_3_2()[0], {}),
     ("tensor", mt.constant(3.0), {}),
