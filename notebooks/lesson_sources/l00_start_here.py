@@ -68,8 +68,8 @@ CELLS = [
 
     - Run a cell with **Shift + Enter**. Run them in order, top to bottom: later cells use what earlier cells
       defined. If things get confusing, *Kernel → Restart Kernel and Run All Cells*.
-    - Change anything and run it again: nothing can break. To get a lesson back as it was, download it again (or,
-      in a clone, `git checkout` it).
+    - Change anything and run it again: nothing can break. To start a lesson over, as it was first given, run
+      `bash scripts/lessons.sh --reset NN` from the repository (NN is the lesson's number, e.g. `05`).
     - Cells that demonstrate an error are meant to show it: read the message, it is part of the lesson.
 
     Every lesson starts like this:
@@ -86,17 +86,21 @@ CELLS = [
     md("""
     ## Exercises, `check`, and hidden solutions
 
-    Each lesson ends with two or three exercises. Write your answer where it says `# your code here`, run the cell,
-    and `check("number", answer)` tells you whether it is right, or gives a hint. It never scolds and never shows a
-    long error: if your code fails, it says how.
+    Each lesson ends with two or three exercises. Replace the `...` with your code, run the cell, and
+    `check("number", answer)` tells you whether it is right, or why not, with a hint. It never scolds and never
+    shows a long error: if your code fails, it says how. Where an exercise uses a tape, pass the tape along too,
+    `check("0.1", answer, tape=tape, target=y, sources=x)` (the target and sources you gave `tape.gradient`): if
+    your gradient comes out `None`, `check` asks the tape why (forgot to watch `x`? computed outside the block?).
+    An answer that is still `...` is "not written yet"; a `None` your code produced is a real answer, explained.
 
     **Exercise 0.1** (a warm-up). Compute the derivative of $y = x^2 + 3x$ at $x = 2$ with a tape, and put it in
     `answer`. (It is $2x + 3 = 7$.)
     """),
     code("""
-    answer = None  # your code here
+    x = mt.Variable(2.0)
+    tape = y = answer = ...  # your code here: record y on a tape, then answer = tape.gradient(y, x)
 
-    check("0.1", answer)
+    check("0.1", answer, tape=tape, target=y, sources=x)
     """),
     md("""
     Below the exercise is its solution, in a **collapsed** cell: you see a thin bar or `⋯` instead of the code.
@@ -108,13 +112,24 @@ CELLS = [
         y = x**2 + 3 * x
     answer = tape.gradient(y, x)
 
-    check("0.1", answer)
+    check("0.1", answer, tape=tape, target=y, sources=x)
     """),
     md("""
     And a wrong answer? Here is what `check` says about `8.0`:
     """),
     code("""
     check("0.1", 8.0)
+    """),
+    md("""
+    And a gradient that came out `None`? With the tape passed along, `check` asks it why (here `x` is a constant,
+    which a tape does not watch on its own):
+    """),
+    code("""
+    x = mt.constant(2.0)
+    with mt.GradientTape() as tape:
+        y = x**2 + 3 * x
+
+    check("0.1", tape.gradient(y, x), tape=tape, target=y, sources=x)
     """),
     md("""
     ## The tape visualizer

@@ -228,9 +228,9 @@ CELLS = [
     Put the answer in `answer` as a list `[dg/dx, dg/dy]`.
     """),
     code("""
-    answer = None  # your code here
+    tape = g = x = y = answer = ...  # your code here: x, y, g recorded on a tape, answer = tape.gradient(g, [x, y])
 
-    check("1.2", answer)
+    check("1.2", answer, tape=tape, target=g, sources=[x, y])
     """),
     solution("""
     x, y = mt.Variable(1.0), mt.Variable(2.0)
@@ -238,7 +238,7 @@ CELLS = [
         g = x**2 * y + mt.sin(x)
     answer = tape.gradient(g, [x, y])
 
-    check("1.2", answer)
+    check("1.2", answer, tape=tape, target=g, sources=[x, y])
     """),
     md(r"""
     **Exercise 1.3.** A *central* difference, $\frac{f(w + h e_i) - f(w - h e_i)}{2h}$, costs two evaluations per

@@ -273,7 +273,7 @@ CELLS = [
     way the table of section 2 does. Put them in `answer` as the list `[dy_dw, dy_db]`.
     """),
     code("""
-    answer = None  # [dy/dw, dy/db]
+    answer = ...  # your numbers here, by pencil: [dy_dw, dy_db]
 
     check("2.1", answer)
     """),

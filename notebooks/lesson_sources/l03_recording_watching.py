@@ -227,9 +227,9 @@ CELLS = [
     """),
     code("""
     x = mt.constant(2.0)
-    answer = None  # your code here
+    tape = y = answer = ...  # your code here: record y = x**3 on a tape, then answer = tape.gradient(y, x)
 
-    check("3.1", answer)
+    check("3.1", answer, tape=tape, target=y, sources=x)
     """),
     solution("""
     x = mt.constant(2.0)
@@ -238,7 +238,7 @@ CELLS = [
         y = x**3
     answer = tape.gradient(y, x)
 
-    check("3.1", answer)
+    check("3.1", answer, tape=tape, target=y, sources=x)
     """),
     md(r"""
     **Exercise 3.2.** With `a = mt.Variable(4.0)` and `b = mt.Variable(5.0)`, compute $f = a \cdot b$ on a tape
@@ -246,9 +246,9 @@ CELLS = [
     """),
     code("""
     a, b = mt.Variable(4.0), mt.Variable(5.0)
-    answer = None  # your code here
+    tape = f = answer = ...  # your code here: record f on a tape that watches only b; answer = (df_da, df_db)
 
-    check("3.2", answer)
+    check("3.2", answer, tape=tape, target=f, sources=[a, b])
     """),
     solution("""
     a, b = mt.Variable(4.0), mt.Variable(5.0)
@@ -257,7 +257,7 @@ CELLS = [
         f = a * b
     answer = tuple(tape.gradient(f, [a, b]))
 
-    check("3.2", answer)
+    check("3.2", answer, tape=tape, target=f, sources=[a, b])
     """),
     md(r"""
     **Exercise 3.3.** A tiny linear model: `params = {"w": mt.Variable([1.0, -2.0]), "b": mt.Variable(0.5)}`.
@@ -267,9 +267,9 @@ CELLS = [
     code("""
     params = {"w": mt.Variable([1.0, -2.0]), "b": mt.Variable(0.5)}
     x = mt.constant([3.0, 1.0])
-    answer = None  # your code here
+    tape = loss = answer = ...  # your code here: record the loss on a tape, answer = its gradient, a dict
 
-    check("3.3", answer)
+    check("3.3", answer, tape=tape, target=loss, sources=params)
     """),
     solution("""
     params = {"w": mt.Variable([1.0, -2.0]), "b": mt.Variable(0.5)}
@@ -278,7 +278,7 @@ CELLS = [
         loss = (mt.reduce_sum(params["w"] * x) + params["b"] - 1.0) ** 2
     answer = tape.gradient(loss, params)
 
-    check("3.3", answer)
+    check("3.3", answer, tape=tape, target=loss, sources=params)
     """),
     md(r"""
     ## Summary

@@ -126,9 +126,9 @@ CELLS = [
     recording. Put the two gradients in `answer`, as the list `[dv_dx, du_dx]`.
     """),
     code("""
-    answer = None  # your code here
+    tape = v = x = answer = ...  # your code here: one recording of u and v, answer = [dv_dx, du_dx]
 
-    check("4.1", answer)
+    check("4.1", answer, tape=tape, target=v, sources=x)
     """),
     solution("""
     x = mt.constant(1.0)
@@ -137,9 +137,9 @@ CELLS = [
         u = mt.sin(x)
         v = u**2
     answer = [tape.gradient(v, x), tape.gradient(u, x)]
-    del tape
 
-    check("4.1", answer)
+    check("4.1", answer, tape=tape, target=v, sources=x)
+    del tape  # a persistent tape keeps its records until it is deleted
     """),
     md(r"""
     **Exercise 4.2.** *Predict, then measure.* A tape records `mt.tanh(mt.tanh(mt.tanh(x)))` for a watched vector
@@ -147,7 +147,7 @@ CELLS = [
     many tensors does the tape keep alive? Put your number in `answer` (then check it with `tape.stats()`).
     """),
     code("""
-    answer = None  # a whole number
+    answer = ...  # a whole number
 
     check("4.2", answer)
     """),

@@ -249,9 +249,9 @@ CELLS = [
     (the answer is $2\cos 1 - \sin 1$). Store it in `answer`.
     """),
     code("""
-    answer = None  # your code here
+    outer = dy_dx = x = answer = ...  # your code here: nested tapes, answer = outer.gradient(dy_dx, x)
 
-    check("5.1", answer)
+    check("5.1", answer, tape=outer, target=dy_dx, sources=x)
     """),
     solution("""
     x = mt.Variable(1.0)
@@ -261,15 +261,15 @@ CELLS = [
         dy_dx = inner.gradient(y, x)
     answer = outer.gradient(dy_dx, x)
 
-    check("5.1", answer)
+    check("5.1", answer, tape=outer, target=dy_dx, sources=x)
     """),
     md(r"""
     **Exercise 5.2.** Compute the Hessian of $g(x) = x_0^3 + x_0 x_1^2$ at $x = (1, 2)$ as a $2 \times 2$ tensor.
     """),
     code("""
-    answer = None  # your code here
+    outer = grad = x = answer = ...  # your code here: grad from the inner tape, answer = outer.jacobian(grad, x)
 
-    check("5.2", answer)
+    check("5.2", answer, tape=outer, target=grad, sources=x)
     """),
     solution("""
     x = mt.constant([1.0, 2.0])
@@ -281,7 +281,7 @@ CELLS = [
         grad = inner.gradient(g, x)
     answer = outer.jacobian(grad, x)
 
-    check("5.2", answer)
+    check("5.2", answer, tape=outer, target=grad, sources=x)
     """),
     md("""
     **Exercise 5.3.** A student writes the code below and gets `None`. Where should the line
@@ -297,7 +297,7 @@ CELLS = [
     ```
     """),
     code("""
-    answer = None  # "A", "B" or "C"
+    answer = ...  # "A", "B" or "C"
 
     check("5.3", answer)
     """),

@@ -250,7 +250,7 @@ CELLS = [
         answer.append(tape.gradient(y, x))
         x = x + 1.0  # fix this line
 
-    check("6.1", answer)
+    check("6.1", answer, x=x)
     """),
     solution("""
     x = mt.Variable(2.0, name="x")
@@ -261,7 +261,7 @@ CELLS = [
         answer.append(tape.gradient(y, x))
         x.assign_add(1.0)  # in place: x stays a watched variable
 
-    check("6.1", answer)
+    check("6.1", answer, x=x)
     """),
     md("""
     **Exercise 6.2.** Get zeros instead of `None` for the unused source: compute the gradient of `y = w * 3.0` with
@@ -269,7 +269,7 @@ CELLS = [
     """),
     code("""
     w, extra = mt.Variable(1.0), mt.Variable([0.5, 0.5])
-    answer = None  # your code here
+    answer = ...  # your code here
 
     check("6.2", answer)
     """),
@@ -298,7 +298,7 @@ CELLS = [
         y = mt.reduce_sum(normalise(values, scale))
     print(tape.gradient(y, scale))
 
-    answer = None  # your code here
+    answer = ...  # your code here
 
     check("6.3", answer)
     """),

@@ -235,7 +235,7 @@ CELLS = [
     **gradient** was being computed when the NaN appeared (a string).
     """),
     code("""
-    answer = None  # an op name, like "Mul"
+    answer = ...  # an op name, like "Mul"
 
     check("7.3", answer)
     """),

@@ -268,7 +268,7 @@ CELLS = [
     `(variables, numbers)` (build one and look, or work it out from $y = xW + b$).
     """),
     code("""
-    answer = None  # (number of variables, number of numbers)
+    answer = ...  # (number of variables, number of numbers)
 
     check("8.1", answer)
     """),

@@ -250,7 +250,7 @@ CELLS = [
     a single number. Store it in `answer`.
     """),
     code("""
-    answer = None  # your code here
+    answer = ...  # your code here: acc.jvp(h), with h computed inside the ForwardAccumulator's block
 
     check("9.1", answer)
     """),
@@ -267,9 +267,9 @@ CELLS = [
     $v^\top J$ for $v = (2, -1)$ with a tape and `output_gradients`.
     """),
     code("""
-    answer = None  # your code here
+    tape = y = x = answer = ...  # your code here: y = F(x) on a tape, answer = the VJP from tape.gradient
 
-    check("9.2", answer)
+    check("9.2", answer, tape=tape, target=y, sources=x)
     """),
     solution("""
     x = mt.constant([2.0, 3.0])
@@ -278,16 +278,16 @@ CELLS = [
         y = F(x)
     answer = tape.gradient(y, x, output_gradients=mt.constant([2.0, -1.0]))
 
-    check("9.2", answer)
+    check("9.2", answer, tape=tape, target=y, sources=x)
     """),
     md(r"""
     **Exercise 9.3.** Compute the Hessian-vector product $H v$ of $f(x) = x_0^2 x_1 + e^{x_1}$ at $x = (1, 0)$ for
     $v = (1, 2)$, forward over reverse.
     """),
     code("""
-    answer = None  # your code here
+    tape = f = x = answer = ...  # your code here: the tape inside the accumulator's block, answer = acc.jvp(g)
 
-    check("9.3", answer)
+    check("9.3", answer, tape=tape, target=f, sources=x)
     """),
     solution("""
     x = mt.constant([1.0, 0.0])
@@ -298,7 +298,7 @@ CELLS = [
         g = tape.gradient(f, x)
     answer = acc.jvp(g)
 
-    check("9.3", answer)
+    check("9.3", answer, tape=tape, target=f, sources=x)
     """),
     md(r"""
     ## Summary
