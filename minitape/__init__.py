@@ -7,7 +7,8 @@ backprop.py (reverse mode), autodiff.py (forward mode), explain.py (why a gradie
 
 from __future__ import annotations
 
-from minitape.tensor import Tensor, TensorShape  # first: it loads the op tables in dependency order
+from minitape.shape import TensorShape
+from minitape.tensor import Tensor  # first: it loads the op tables in dependency order
 
 __version__ = "0.1.0"
 
@@ -18,13 +19,14 @@ from typing import Any
 import numpy as np
 
 from minitape import autodiff, context, debugging, dtypes, errors, image, math, nest, nn, random
+from minitape.convert import constant, convert_to_tensor
 from minitape.custom_gradient import custom_gradient
 from minitape.dtypes import DType, as_dtype, bool, float16, float32, float64, int32, int64
-from minitape.execute import constant, convert_to_tensor
+from minitape.gradient_args import UnconnectedGradients
 from minitape.ops.api import *  # noqa: F403 - the op namespace, as tf.*
 from minitape.ops.nn_ops import one_hot
 from minitape.registry import RegisterGradient, defop, no_gradient
-from minitape.tape import GradientTape, UnconnectedGradients
+from minitape.tape import GradientTape
 from minitape.variables import Variable
 
 newaxis = None
@@ -35,11 +37,14 @@ NotDifferentiable = no_gradient
 @contextlib.contextmanager
 def name_scope(name: str) -> Iterator[str]:
     """Label the ops run inside: records keep the path (e.g. "model/dense"), so viewers can group them."""
-    context.name_scopes.append(name)
+    scopes = context.state.name_scopes
+    scopes.append(name)
+    context.state.scope = "/".join(scopes)
     try:
-        yield "/".join(context.name_scopes)
+        yield context.state.scope
     finally:
-        context.name_scopes.pop()
+        scopes.pop()
+        context.state.scope = "/".join(scopes)
 
 
 def is_tensor(x: Any) -> builtins_bool:

@@ -11,18 +11,24 @@ from typing import Any
 
 import numpy as np
 
-from minitape import context, nest, registry
-from minitape.backprop import _as_list
-from minitape.execute import convert_to_tensor
+from minitape import nest, registry
+from minitape.backprop import checked
+from minitape.context import state
+from minitape.convert import convert_to_tensor
+from minitape.gradient_args import UnconnectedGradients, as_unconnected
 from minitape.ops.api import add_n, reduce_sum
-from minitape.tape import GradientTape, UnconnectedGradients, _unconnected
+from minitape.tape import GradientTape
 from minitape.tensor import Tensor, TensorLike
 
 
 class ForwardAccumulator:
-    """Inside `with ForwardAccumulator(primals, tangents) as acc:`, `acc.jvp(y)` is dy/dprimals · tangents."""
+    """Inside `with ForwardAccumulator(primals, tangents) as acc:`, `acc.jvp(y)` is dy/dprimals · tangents.
 
-    def __init__(self, primals: Any, tangents: Any) -> None:
+    `observer(op, input_tangents, output_tangents)`, if given, hears each JVP as it is computed;
+    `acc.records` keeps the ops that carried a tangent, in order (for viewers).
+    """
+
+    def __init__(self, primals: Any, tangents: Any, observer: Any = None) -> None:
         flat_p, flat_t = nest.flatten(primals), nest.flatten(tangents)
         if len(flat_p) != len(flat_t):
             raise ValueError(
@@ -41,15 +47,26 @@ class ForwardAccumulator:
                     f"of {p.dtype.name}{list(p.shape)}"
                 )
             self._tangents[p._id] = t
+        self._observer = observer
+        self._records: list = []
 
     def __enter__(self) -> ForwardAccumulator:
-        context.accumulators.append(self)
+        state.accumulators.append(self)
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        context.accumulators.remove(self)
+        state.accumulators.remove(self)
 
-    def _propagate(self, op: Any, inputs: list, outputs: list) -> None:
+    @property
+    def records(self) -> tuple:
+        """The ops that carried a tangent, in the order they ran."""
+        return tuple(self._records)
+
+    def tangent_of(self, tensor_id: int) -> Any:
+        """The tangent of the tensor with this id, or None."""
+        return self._tangents.get(tensor_id)
+
+    def propagate(self, op: Any, inputs: list, outputs: list) -> None:
         """Called by every op run inside the block: give its outputs tangents if an input has one."""
         tangents = [self._tangents.get(i) for i in op.input_ids]
         if all(t is None for t in tangents):
@@ -57,28 +74,31 @@ class ForwardAccumulator:
         rule = op.grad_fn or registry.lookup(op.type)
         if rule is None or not any(d.is_floating for d in op.output_dtypes):
             return  # no gradient, or only integer/bool outputs: they carry no tangent
-        position = context.accumulators.index(self)
-        context.accumulators.remove(self)  # the JVP computation itself is not pushed through this accumulator
+        position = state.accumulators.index(self)
+        state.accumulators.remove(self)  # the JVP computation itself is not pushed through this accumulator
         try:
             dummies = [Tensor(np.zeros(s, d.as_numpy_dtype)) for s, d in zip(op.output_shapes, op.output_dtypes)]
             with GradientTape() as helper:
                 helper.watch([d for d in dummies if d.dtype.is_floating])
                 op.needs = [t is not None for t in tangents]
-                vjps = _as_list(op, rule(op, *dummies))
+                vjps = checked(op, rule(op, *dummies))
                 terms = [reduce_sum(v * t) for v, t in zip(vjps, tangents) if v is not None and t is not None]
                 total = add_n(terms) if terms else None
             floating = [d for d in dummies if d.dtype.is_floating]
             found = iter(helper.gradient(total, floating) if terms else [None] * len(floating))
             jvps = [next(found) if d.dtype.is_floating else None for d in dummies]
         finally:
-            context.accumulators.insert(position, self)
+            state.accumulators.insert(position, self)
         for i, j in zip(op.output_ids, jvps):
             if j is not None:
                 self._tangents[i] = j
+        self._records.append(op)
+        if self._observer is not None:
+            self._observer(op, tangents, jvps)
 
     def jvp(self, primals: Any, unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE) -> Any:
         """The tangent of each of `primals`: its Jacobian with respect to the watched primals times their tangents."""
-        unconnected = _unconnected(unconnected_gradients)
+        unconnected = as_unconnected(unconnected_gradients)
 
         def tangent(p: Any) -> Any:
             t = self._tangents.get(p._id)

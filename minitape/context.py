@@ -1,15 +1,42 @@
-"""What is active right now: the tapes that record, the forward accumulators, and debugging switches.
+"""What is active right now, in this thread: the recording tapes, the forward accumulators, name scopes, switches.
 
-Every op consults this module once per call, so it stays a few plain module-level lists.
+TensorFlow keeps this state per thread, and so does minitape: a tape opened in one thread
+never records another thread's ops. Every op reads `state` once, so it stays a few plain fields.
 """
 
 from __future__ import annotations
 
+import contextlib
+import threading
+from collections.abc import Iterator
 from typing import Any
 
-recording_tapes: list[Any] = []  # GradientTapes whose `with` block is open and not paused
-accumulators: list[Any] = []  # ForwardAccumulators whose `with` block is open
-variable_watchers: list[list[Any]] = []  # custom_gradient collects the variables its function reads
-check_numerics = False  # set by mt.debugging.enable_check_numerics()
-name_scopes: list[str] = []  # mt.name_scope blocks, outermost first; records remember the path
-backward_of: Any = None  # the Operation whose gradient is being computed, for error messages
+
+class _ThreadState(threading.local):
+    """Per-thread fields; each thread sees the defaults below until it sets its own."""
+
+    def __init__(self) -> None:
+        self.tapes: list[Any] = []  # GradientTapes whose `with` block is open and not paused
+        self.accumulators: list[Any] = []  # ForwardAccumulators whose `with` block is open
+        self.variable_watchers: list[list[Any]] = []  # custom_gradient collects the variables its function reads
+        self.check_numerics = False  # set by mt.debugging.enable_check_numerics()
+        self.name_scopes: list[str] = []  # mt.name_scope blocks, outermost first
+        self.scope = ""  # their path, "model/dense": each record remembers it
+        self.backward_of: Any = None  # the record whose gradient rule is running, for messages and viewers
+
+
+state = _ThreadState()
+
+
+@contextlib.contextmanager
+def paused() -> Iterator[None]:
+    """Run a block with no tape recording, no accumulator listening and no numerics check, in this thread.
+
+    Viewers use it to run the engine's own backward pass for display without leaving a trace.
+    """
+    saved = state.tapes, state.accumulators, state.check_numerics
+    state.tapes, state.accumulators, state.check_numerics = [], [], False
+    try:
+        yield
+    finally:
+        state.tapes, state.accumulators, state.check_numerics = saved

@@ -7,8 +7,10 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from minitape import context, nest
-from minitape.execute import convert_to_tensor, record
+from minitape import nest
+from minitape.context import state
+from minitape.convert import convert_to_tensor
+from minitape.execute import record
 from minitape.tensor import Tensor, TensorLike
 
 
@@ -26,11 +28,11 @@ def custom_gradient(f: Callable | None = None) -> Callable:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         inputs = [convert_to_tensor(a) if isinstance(a, TensorLike) else a for a in args]
         watcher: list = []
-        context.variable_watchers.append(watcher)
+        state.variable_watchers.append(watcher)
         try:
             result, grad_fn = f(*inputs, **kwargs)
         finally:
-            context.variable_watchers.remove(watcher)
+            state.variable_watchers.remove(watcher)
         tensors = [a for a in inputs if isinstance(a, Tensor)]
         variables = [v for v in watcher if v.trainable]
         if variables and "variables" not in inspect.signature(grad_fn).parameters:

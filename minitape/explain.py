@@ -121,10 +121,10 @@ def explain(tape: Any, target: Any, sources: Any) -> Explanation:
 class _TapeView:
     def __init__(self, tape: Any) -> None:
         self.tape = tape
-        self.records = tape._records
-        self.watched = tape._watched
-        self.escapes = _dated_escapes(tape._escapes, tape._timeline)
-        self.timeline = [(event, counter) for event, counter in tape._timeline if event != "numpy"]
+        self.records = tape.records
+        self.watched = tape.watched_ids
+        self.escapes = tape.numpy_escapes  # (tensor id, (file, line), when)
+        self.timeline = tape.timeline
         self.recorded_ids = {i for op in self.records for i in op.output_ids}
         self.entered = next((counter for event, counter in self.timeline if event == "enter"), None)
 
@@ -147,15 +147,6 @@ class _TapeView:
                 spells.append("paused" if event == "resume" else "before_watch")
             start = counter if event in ("stop_recording", "enter", "resume", "watch") else None
         return spells
-
-
-def _dated_escapes(escapes: list, timeline: list) -> list[tuple[int, tuple[str, int], int]]:
-    """(tensor id, (file, line), when) per numpy conversion. Each adds a "numpy" event to the timeline,
-    and `reset()` empties the escapes but not the timeline: the last events belong to the escapes left."""
-    times = [counter for event, counter in timeline if event == "numpy"][-len(escapes) :] if escapes else []
-    if len(times) != len(escapes):
-        times = [i for i, _ in escapes]  # undated: the tensor's own id is the earliest it can have happened
-    return [(i, where, when) for (i, where), when in zip(escapes, times)]
 
 
 _STATE_AFTER = {
@@ -195,20 +186,20 @@ def _explain_one(view: _TapeView, targets: list, source: Any, name: str) -> Reas
             f"{name} has dtype {source.dtype.name}: only floating-point tensors have gradients.",
             f"make it a float: mt.constant(3.0) rather than mt.constant(3), or mt.cast({_code(name)}, mt.float32).",
         )
-    live, made_by, cuts = _forward(view.records, source._id)
+    live, made_by, cuts = _forward(view.records, source.id)
     not_tensors = [t for t in targets if not isinstance(t, TensorLike)]
     if not_tensors:
         return _target_left_library(view, name, not_tensors[0], live)
-    if source._id not in view.watched:
+    if source.id not in view.watched:
         return _not_watched(view, targets, source, name)
 
-    on_path = _cuts_on_path(view.records, cuts, {t._id for t in targets})
+    on_path = _cuts_on_path(view.records, cuts, {t.id for t in targets})
     raising = [op for op in on_path if cuts[op] == "no_registered_gradient"]
     if raising:  # gradient() raises here even when another path exists
         return _cut_reason(name, raising[0], "no_registered_gradient")
-    connected = next((t for t in targets if t._id in live), None)
+    connected = next((t for t in targets if t.id in live), None)
     if connected is not None:
-        return _connected(name, source._id, connected._id, made_by)
+        return _connected(name, source.id, connected.id, made_by)
     if on_path:
         return _cut_reason(name, on_path[0], cuts[on_path[0]])
     return _broken_path(view, targets, source, name, live, cuts)
@@ -284,7 +275,7 @@ def _not_watched(view: _TapeView, targets: list, source: Any, name: str) -> Reas
             f"{name} is a Variable created with trainable=False, so the tape does not watch it.",
             f"create it with trainable=True, or call tape.watch({_code(name)}) at the start of the with block.",
         )
-    if isinstance(source, Variable) and not view.tape._watch_accessed_variables:
+    if isinstance(source, Variable) and not view.tape.watches_accessed_variables:
         return Reason(
             name,
             "not_watched",
@@ -304,7 +295,7 @@ def _not_watched(view: _TapeView, targets: list, source: Any, name: str) -> Reas
         )
     code = _code(name)
     fix = f"call tape.watch({code}) inside the with block, before using {name}, or make it a mt.Variable."
-    if view.entered is not None and source._id < view.entered:
+    if view.entered is not None and source.id < view.entered:
         fix += (
             f" If {name} was a Variable before, a line like `{code} = {code} + 1` replaced it by a plain tensor: "
             f"update a variable in place instead, with {code}.assign_add(1)."
@@ -326,7 +317,7 @@ def _cut_reason(name: str, op: Any, kind: str) -> Reason:
         )
         fix = "keep the computation in floating point (e.g. cast to mt.float32, not to an integer type)."
     elif kind == "assign":
-        variable = op.input_refs[0]()
+        variable = op.alive_inputs()[0]
         var_name = _plain(variable.name) if variable is not None else "a variable"
         message = (
             f"the value computed from {name} went into {var_name}.{_ASSIGNS[op.type]}(...) at {at}: the tape "
@@ -403,9 +394,9 @@ _TIMING = {
 def _target_timing(view: _TapeView, targets: list, name: str) -> Reason | None:
     """A reason if a target the tape did not record was made while the tape could not record it."""
     for t in targets:
-        if t._id in view.recorded_ids or t._id in view.watched:
+        if t.id in view.recorded_ids or t.id in view.watched:
             continue
-        state = view.when(t._id)
+        state = view.when(t.id)
         if state in _TIMING:
             kind, message, fix = _TIMING[state]
             return Reason(name, kind, message, fix.format(name=_code(name)))
@@ -419,7 +410,7 @@ def _broken_path(view: _TapeView, targets: list, source: Any, name: str, live: s
         return timing
     # dead ends: live values that went where the tape cannot follow. One can lead to the target only
     # through something the tape did not record, made after it: an unrecorded ancestor of the target.
-    latest = max(_unrecorded_ancestors(view.records, {t._id for t in targets}), default=0)
+    latest = max(_unrecorded_ancestors(view.records, {t.id for t in targets}), default=0)
     dead_ends = [(op.output_ids[0] if op.output_ids else op.input_ids[-1], op.where, op) for op in cuts]
     dead_ends += [(when, where, None) for i, where, when in view.escapes if i in live]
     dead_ends = sorted((d for d in dead_ends if d[0] < latest), key=lambda d: d[0])
@@ -430,9 +421,9 @@ def _broken_path(view: _TapeView, targets: list, source: Any, name: str, live: s
             also = "; ".join(f"{o.type if o else 'a numpy conversion'} at {_at(w)}" for _, w, o in others)
             reason = replace(reason, message=f"{reason.message} Values computed from {name} also stopped at: {also}.")
         return reason
-    if all(source._id not in op.input_ids for op in view.records):
+    if all(source.id not in op.input_ids for op in view.records):
         # the tape watched the source but recorded nothing using it: the ops using it ran while it could not record
-        spells = view.quiet_spells(source._id, latest)
+        spells = view.quiet_spells(source.id, latest)
         if "paused" in spells:
             message = (
                 f"the tape recorded no op using {name}. Probably {name} was used inside tape.stop_recording(), "
@@ -531,5 +522,5 @@ def tape_stats(tape: Any) -> TapeStats:
     saved = {}
     for op in tape._records:
         for t in op.saved_tensors():
-            saved[t._id] = t._array().nbytes
+            saved[t.id] = t._array().nbytes
     return TapeStats(len(tape._records), len(saved), sum(saved.values()), tape._persistent)

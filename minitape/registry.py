@@ -87,7 +87,7 @@ class OpDef:
         OPS[name] = self
 
     def __call__(self, *inputs: Any, name: str | None = None, **attrs: Any) -> Any:
-        return _execute.apply(self, inputs, attrs)
+        return apply(self, inputs, attrs)
 
     def __repr__(self) -> str:
         return f"<minitape op {self.name}>"
@@ -112,4 +112,4 @@ def defop(
     return op
 
 
-from minitape import execute as _execute  # noqa: E402 - execute needs OpDef's module loaded
+from minitape.execute import apply  # noqa: E402 - execute needs this module loaded first

@@ -3,27 +3,17 @@
 from __future__ import annotations
 
 import contextlib
-import enum
 import warnings
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
-from minitape import backprop, context, nest
-from minitape.execute import convert_to_tensor
-from minitape.ops.array_ops import reshape, stack, strided_slice
+from minitape import backprop, nest
+from minitape.context import state
+from minitape.gradient_args import UnconnectedGradients, as_unconnected, check_sources, seeds_for, warn_inside
+from minitape.operation import user_line
 from minitape.tensor import Tensor, TensorLike, _next_id
-
-
-class UnconnectedGradients(enum.Enum):
-    """What `gradient` returns for a source the target does not depend on."""
-
-    NONE = "none"
-    ZERO = "zero"
-
-
-_warned_inside_context = False
 
 
 class GradientTape:
@@ -44,8 +34,8 @@ class GradientTape:
         self._records: list = []
         self._watched: set[int] = set()
         self._variables: dict[int, Any] = {}
-        self._escapes: list = []  # (tensor id, (file, line)) of values converted to numpy while recording
-        self._timeline: list = []  # (event, id counter) marks: when recording started, paused, resumed, ended
+        self._escapes: list = []  # (tensor id, (file, line), id counter) of values converted to numpy
+        self._timeline: list = []  # (event, id counter): when recording started, paused, resumed, ended
 
     # ---- the recording window ------------------------------------------------------------------------
     def __enter__(self) -> GradientTape:
@@ -62,12 +52,12 @@ class GradientTape:
             self._stop("exit")
 
     def _start(self, event: str) -> None:
-        context.recording_tapes.append(self)
+        state.tapes.append(self)
         self._recording = True
         self._timeline.append((event, _next_id()))
 
     def _stop(self, event: str) -> None:
-        context.recording_tapes.remove(self)
+        state.tapes.remove(self)
         self._recording = False
         self._timeline.append((event, _next_id()))
 
@@ -107,9 +97,9 @@ class GradientTape:
                 self._watched.add(t._id)
                 self._timeline.append(("watch", _next_id()))  # when: explain() tells "computed before watch"
             else:
-                self._watch_variable(t)
+                self.watch_variable(t)
 
-    def _watch_variable(self, variable: Any) -> None:
+    def watch_variable(self, variable: Any) -> None:
         if variable._id not in self._watched:
             self._watched.add(variable._id)
             self._variables[variable._id] = variable
@@ -125,118 +115,98 @@ class GradientTape:
         sources: Any,
         output_gradients: Any = None,
         unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE,
+        observer: backprop.Observer | None = None,
     ) -> Any:
         """d(sum of targets)/d(source) for every source, in the structure of `sources`.
 
-        `output_gradients` weights each target (the vector in a vector-Jacobian product).
+        `output_gradients` weights each target (the vector in a vector-Jacobian product);
+        `observer` (a `backprop.Observer`) hears each rule the backward sweep applies.
         """
-        unconnected = _unconnected(unconnected_gradients)
-        self._check_usable()
-        if self._recording:
-            if self._persistent:
-                _warn_inside_context()
-            else:
-                self._stop("gradient")  # TensorFlow stops a one-shot tape here: nothing more to record
-        flat_sources = nest.flatten(sources)
-        result = self._gradient(nest.flatten(target), flat_sources, _seeds(target, output_gradients), unconnected)
-        self._release()
-        return nest.pack_sequence_as(sources, result)
+        self.begin_answer()
+        flat = nest.flatten(sources)
+        grads = self.backward(nest.flatten(target), flat, seeds_for(target, output_gradients), observer)
+        if as_unconnected(unconnected_gradients) is UnconnectedGradients.ZERO:
+            grads = [_zeros_like(s) if g is None and s.dtype.is_floating else g for s, g in zip(flat, grads)]
+        self.end_answer()
+        return nest.pack_sequence_as(sources, grads)
 
-    def _check_usable(self) -> None:
+    def backward(self, targets: list, sources: list, seeds: list, observer: Any = None) -> list:
+        """One backward sweep from `targets` (with `seeds`) to `sources`: a gradient or None per source."""
+        floating = check_sources(sources)
+        by_id: dict[int, Tensor] = {}
+        for t, seed in zip(targets, seeds):
+            if t.dtype.is_floating:  # an integer or bool target has no gradient, as in TensorFlow
+                by_id[t._id] = seed if t._id not in by_id else by_id[t._id] + seed
+        ids = {s._id for s, ok in zip(sources, floating) if ok}
+        found = backprop.backward(self._records, by_id, ids, observer)
+        return [found.get(s._id) if ok else None for s, ok in zip(sources, floating)]
+
+    def begin_answer(self) -> None:
+        """Before gradient() or jacobian(): refuse a used one-shot tape; a one-shot tape stops recording."""
         if self._used:
             raise RuntimeError(
                 "A non-persistent GradientTape can only be used to compute one set of gradients (or jacobians): "
                 "it released its records after the first call. To ask it several times, create it with "
                 "GradientTape(persistent=True) (and `del tape` when done, to free its memory)."
             )
+        if self._recording:
+            if self._persistent:
+                warn_inside()
+            else:
+                self._stop("gradient")  # TensorFlow stops a one-shot tape here: nothing more to record
 
-    def _release(self) -> None:
+    def end_answer(self) -> None:
+        """After the answer: a one-shot tape drops its saved tensors and keeps the structure for explain()."""
         if not self._persistent:
             self._used = True
-            self._records = [op.without_tensors() for op in self._records]  # keep only the structure for explain()
+            self._records = [op.release() for op in self._records]
 
-    def _gradient(self, targets: list, sources: list, seeds: list, unconnected: UnconnectedGradients) -> list:
-        for s in sources:
-            if not isinstance(s, TensorLike):
-                raise ValueError(
-                    f"sources must be tensors or variables (or nested structures of them), not {type(s).__name__}"
-                )
-        is_floating = [s.dtype.is_floating for s in sources]
-        for s, ok in zip(sources, is_floating):
-            if not ok:
-                warnings.warn(
-                    f"The dtype of the source tensor must be floating (e.g. mt.float32) when calling "
-                    f"GradientTape.gradient, got {s.dtype!r}: its gradient is None",
-                    stacklevel=3,
-                )
-        seed_by_id: dict[int, Tensor] = {}
-        for t, seed in zip(targets, seeds):
-            if not t.dtype.is_floating:
-                continue  # an integer or bool target has no gradient, as in TensorFlow
-            seed_by_id[t._id] = seed if t._id not in seed_by_id else seed_by_id[t._id] + seed
-        found = backprop.backward(self._records, seed_by_id, {s._id for s, ok in zip(sources, is_floating) if ok})
-        out = []
-        for s, ok in zip(sources, is_floating):
-            g = found.get(s._id) if ok else None
-            if g is None and unconnected is UnconnectedGradients.ZERO and ok:
-                g = Tensor(np.zeros(s.shape, s.dtype.as_numpy_dtype))
-            out.append(g)
-        return out
-
-    def jacobian(
-        self,
-        target: Any,
-        sources: Any,
-        unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE,
-        parallel_iterations: Any = None,
-        experimental_use_pfor: bool = True,
-    ) -> Any:
+    def jacobian(self, target: Any, sources: Any, unconnected_gradients: Any = "none", **unused: Any) -> Any:
         """d(target[i])/d(source[j]) for every element pair: shape target.shape + source.shape."""
-        unconnected = _unconnected(unconnected_gradients)
-        self._check_usable()
-        if self._recording and not self._persistent:
-            self._stop("gradient")
-        target = convert_to_tensor(target) if not isinstance(target, TensorLike) else target
-        flat_sources = nest.flatten(sources)
-        n = int(np.prod(target.shape))
-        rows = []
-        for k in range(n):
-            seed = np.zeros(n, target.dtype.as_numpy_dtype)
-            seed[k] = 1
-            rows.append(self._gradient([target], flat_sources, [Tensor(seed.reshape(target.shape))], unconnected))
-        self._release()
-        result = []
-        for j, s in enumerate(flat_sources):
-            column = [row[j] for row in rows]
-            if n == 0 or all(g is None for g in column):
-                result.append(None)
-                continue
-            zero = Tensor(np.zeros(s.shape, s.dtype.as_numpy_dtype))
-            column = [zero if g is None else g for g in column]  # rows that do not depend on this source
-            result.append(reshape(stack(column), tuple(target.shape) + tuple(s.shape)))
-        return nest.pack_sequence_as(sources, result)
+        from minitape.jacobians import jacobian
 
-    def batch_jacobian(
-        self,
-        target: Any,
-        source: Any,
-        unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE,
-        parallel_iterations: Any = None,
-        experimental_use_pfor: bool = True,
-    ) -> Any:
+        return jacobian(self, target, sources, unconnected_gradients)
+
+    def batch_jacobian(self, target: Any, source: Any, unconnected_gradients: Any = "none", **unused: Any) -> Any:
         """Per-example Jacobians: result[i] = d target[i] / d source[i], for a batch along axis 0."""
-        if not target.shape or not source.shape or target.shape[0] != source.shape[0]:
-            raise ValueError(
-                f"batch_jacobian needs target and source with the same first (batch) dimension, "
-                f"got shapes {tuple(target.shape)} and {tuple(source.shape)}"
-            )
-        full = self.jacobian(target, source, unconnected_gradients)
-        if full is None:
-            return None
-        rank_t = len(target.shape)
-        return stack([strided_slice(full, (i,) + (slice(None),) * (rank_t - 1) + (i,)) for i in range(target.shape[0])])
+        from minitape.jacobians import batch_jacobian
 
-    # ---- teaching aids -------------------------------------------------------------------------------
+        return batch_jacobian(self, target, source, unconnected_gradients)
+
+    # ---- a read-only view, for explain(), stats() and viewers ---------------------------------------
+    @property
+    def records(self) -> tuple:
+        """The recorded ops (`Operation`s), in the order they ran."""
+        return tuple(self._records)
+
+    @property
+    def watched_ids(self) -> frozenset:
+        """Ids of every watched tensor and variable, and of every recorded op's floating outputs."""
+        return frozenset(self._watched)
+
+    @property
+    def persistent(self) -> bool:
+        return self._persistent
+
+    @property
+    def released(self) -> bool:
+        """True once a one-shot tape has answered and dropped its saved tensors."""
+        return self._used
+
+    @property
+    def watches_accessed_variables(self) -> bool:
+        return self._watch_accessed_variables
+
+    @property
+    def timeline(self) -> tuple:
+        """(event, id counter) pairs: enter, watch, stop_recording, resume, gradient, exit."""
+        return tuple(self._timeline)
+
+    @property
+    def numpy_escapes(self) -> tuple:
+        """(tensor id, (file, line), id counter) of every watched value converted to numpy while recording."""
+        return tuple(self._escapes)
+
     def explain(self, target: Any, sources: Any) -> Any:
         """Say, per source, whether its gradient is None and why. See `minitape.explain`."""
         from minitape.explain import explain
@@ -250,54 +220,12 @@ class GradientTape:
         return tape_stats(self)
 
 
-def _unconnected(value: UnconnectedGradients | str) -> UnconnectedGradients:
-    if value is UnconnectedGradients.NONE:  # the default, answered without the enum's lookup by value
-        return value
-    try:
-        return UnconnectedGradients(value.value if isinstance(value, UnconnectedGradients) else value)
-    except ValueError:
-        raise ValueError(
-            f"unconnected_gradients must be 'none' or 'zero' (or mt.UnconnectedGradients.NONE / .ZERO), not {value!r}"
-        ) from None
+def _zeros_like(t: Any) -> Tensor:
+    return Tensor(np.zeros(t.shape, t.dtype.as_numpy_dtype))
 
 
-def _seeds(target: Any, output_gradients: Any) -> list[Tensor]:
-    """The gradient to start from at each target: ones (so non-scalar targets give the gradient of their sum)."""
-    targets = nest.flatten(target)
-    for t in targets:
-        if not isinstance(t, TensorLike):
-            raise ValueError(f"targets must be tensors or variables, not {type(t).__name__} {t!r}")
-    if output_gradients is None:
-        return [Tensor(np.ones(t.shape, t.dtype.as_numpy_dtype)) for t in targets]
-    flat = nest.flatten(output_gradients)
-    if len(flat) != len(targets):
-        raise ValueError(
-            f"output_gradients must have the structure of target: {len(targets)} target(s) but "
-            f"{len(flat)} output gradient(s). A list is read as one gradient per target: for a single "
-            "target, pass its weights as one tensor, e.g. mt.constant([...])"
-        )
-    seeds = []
-    for t, g in zip(targets, flat):
-        if g is None:
-            seeds.append(Tensor(np.ones(t.shape, t.dtype.as_numpy_dtype)))
-            continue
-        g = convert_to_tensor(g, dtype_hint=t.dtype)
-        if tuple(g.shape) != tuple(t.shape):
-            raise ValueError(
-                f"output_gradients: a gradient of shape {tuple(g.shape)} was given for a target of shape "
-                f"{tuple(t.shape)}; they must match"
-            )
-        seeds.append(g)
-    return seeds
-
-
-def _warn_inside_context() -> None:
-    global _warned_inside_context
-    if not _warned_inside_context:
-        _warned_inside_context = True
-        warnings.warn(
-            "gradient() was called on a persistent tape inside its own with block, so the backward pass is "
-            "recorded on the tape too: this costs time and memory. Call it after the block, unless you want "
-            "this recording to take a higher-order derivative.",
-            stacklevel=3,
-        )
+def note_numpy_conversion(tensor: TensorLike) -> None:
+    """Remember, on recording tapes that watch `tensor`, that its value left the library here."""
+    for tape in state.tapes:
+        if tensor._id in tape._watched:
+            tape._escapes.append((tensor._id, user_line(), _next_id()))

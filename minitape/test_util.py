@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from minitape import nest
-from minitape.execute import constant
+from minitape.convert import constant
 from minitape.tape import GradientTape
 from minitape.tensor import Tensor, TensorLike
 

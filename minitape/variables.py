@@ -12,11 +12,13 @@ from typing import Any
 
 import numpy as np
 
-from minitape import context
+from minitape.context import state
+from minitape.convert import constant, convert_to_tensor
 from minitape.dtypes import DType, as_dtype
-from minitape.execute import constant, convert_to_tensor, record
+from minitape.execute import record
 from minitape.registry import RegisterGradient, no_gradient
-from minitape.tensor import Tensor, TensorLike, TensorShape, _next_id, format_value
+from minitape.shape import TensorShape
+from minitape.tensor import Tensor, TensorLike, _next_id, format_value
 
 
 class Variable(TensorLike):
@@ -45,6 +47,11 @@ class Variable(TensorLike):
         return self._value
 
     @property
+    def id(self) -> int:
+        """Stable identity in creation order: what records and tapes refer to."""
+        return self._id
+
+    @property
     def name(self) -> str:
         return self._name
 
@@ -63,14 +70,14 @@ class Variable(TensorLike):
     def _read(self) -> Tensor:
         """The value now, as a tensor; recorded on tapes that watch this variable."""
         value = Tensor(self._value)
-        for watcher in context.variable_watchers:
+        for watcher in state.variable_watchers:
             if all(v is not self for v in watcher):
                 watcher.append(self)
-        if context.recording_tapes or context.accumulators:
+        if state.tapes or state.accumulators:
             if self._trainable and self._value.dtype.kind == "f":  # is_floating, without building the DType
-                for tape in context.recording_tapes:
+                for tape in state.tapes:
                     if tape._watch_accessed_variables:
-                        tape._watch_variable(self)
+                        tape.watch_variable(self)
             record("ReadVariableOp", [self], [value], {}, keep="nothing")
         return value
 
@@ -93,7 +100,7 @@ class Variable(TensorLike):
                 f"{op_type} on variable {self._name!r}: cannot assign a value of shape {value.shape} "
                 f"to a variable of shape {self._value.shape}"
             )
-        if isinstance(source, Tensor) and (context.recording_tapes or context.accumulators):
+        if isinstance(source, Tensor) and (state.tapes or state.accumulators):
             record(op_type, [self, source], [], {}, keep="nothing")  # seen by explain(), never differentiated
         self._value = value  # a fresh array: tensors read earlier keep the old value
         return self

@@ -9,23 +9,35 @@ import pytest
 
 import minitape as mt
 from minitape.errors import InvalidArgumentError
-from minitape.operation import Operation
 
 
-def test_a_released_record_keeps_every_structural_attribute():
+def test_a_one_shot_tape_releases_records_it_shares_without_touching_the_other_tapes_copy():
     x = mt.constant(np.arange(3.0))
-    with mt.GradientTape(persistent=True) as tape:
+    with mt.GradientTape(persistent=True) as outer:
+        outer.watch(x)
+        with mt.GradientTape() as inner:
+            inner.watch(x)
+            with mt.name_scope("block"):
+                y = mt.sin(x) * 2.0
+    shared = outer.records[-1]
+    assert inner.records[-1] is shared
+    inner.gradient(y, x)
+    released = inner.records[-1]
+    assert released is not shared and released.saved_tensors() == []
+    for attr in ("type", "attrs", "input_ids", "output_ids", "input_shapes", "output_shapes", "where", "scope"):
+        assert getattr(released, attr) == getattr(shared, attr), attr
+    assert shared.inputs[0] is not None  # the outer tape still differentiates
+    assert np.allclose(outer.gradient(y, x).numpy(), 2 * np.cos(np.arange(3.0)))
+
+
+def test_a_record_held_by_one_tape_is_stripped_in_place():
+    x = mt.constant(np.arange(3.0))
+    with mt.GradientTape() as tape:
         tape.watch(x)
-        with mt.name_scope("block"):
-            mt.sin(x) * 2.0
-    op = tape._records[-1]
-    copy = op.without_tensors()
-    for slot in Operation.__slots__:
-        if slot in ("_inputs", "_outputs", "__weakref__"):
-            continue
-        assert getattr(copy, slot) is getattr(op, slot), slot
-    assert copy._inputs is None and copy._outputs is None
-    assert op.inputs[0] is not None  # the original keeps its tensors for the other tapes that hold it
+        y = mt.exp(x)
+    op = tape.records[-1]
+    tape.gradient(y, x)
+    assert tape.records[-1] is op and op.saved_tensors() == []
 
 
 def test_ops_make_no_numpy_warnings_and_leave_the_users_numpy_settings_alone():

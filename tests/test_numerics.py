@@ -20,7 +20,7 @@ HERE = os.path.basename(__file__)
 def check_is_off_afterwards():
     yield
     mt.debugging.disable_check_numerics()
-    assert context.check_numerics is False
+    assert context.state.check_numerics is False
 
 
 def naive_softplus(z):
@@ -94,14 +94,14 @@ def test_without_the_check_the_naive_gradient_is_nan_and_the_custom_one_is_fine(
 
 def test_the_scope_restores_the_previous_state():
     with mt.debugging.check_numerics_scope():
-        assert context.check_numerics is True
-    assert context.check_numerics is False
+        assert context.state.check_numerics is True
+    assert context.state.check_numerics is False
     mt.debugging.enable_check_numerics()
     with mt.debugging.check_numerics_scope():
         pass
-    assert context.check_numerics is True
+    assert context.state.check_numerics is True
     mt.debugging.disable_check_numerics()
-    assert context.check_numerics is False
+    assert context.state.check_numerics is False
     assert np.isinf(mt.exp(mt.constant(100.0)).numpy())  # off again: inf is just a value
 
 

@@ -31,7 +31,7 @@ def test_fan_out_sums_at_w1_and_gradient_at_w2():
     assert contributions(model, n2.id) == [10.0]
     assert float(model.gradients[n1.id]) == 36.0 and float(model.gradients[n2.id]) == 10.0
     pow_step = next(e for e in model.events if e.kind == "backward" and model.node(e.node).label == "Pow")
-    assert any("sum at w1:0 so far: 6 + 30 = 36" in line for line in pow_step.text)
+    assert any("sum at w1:0 so far (2 terms): 6 + 30 = 36" in line for line in pow_step.text)
     assert any("3 × (∂(aᵇ)/∂a = b·aᵇ⁻¹ = 10) = 30" in line for line in pow_step.text)
     engine = tape.gradient(f, [w1, w2])
     assert [float(g) for g in engine] == [36.0, 10.0]

@@ -14,10 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from minitape import context, nest, registry
-from minitape.backprop import _as_list, reachable_from
+import minitape as mt
+from minitape import backprop, context, nest, registry
 from minitape.operation import format_where
-from minitape.ops.math_ops import add
 from minitape.tensor import Tensor, TensorLike
 from minitape.variables import Variable
 
@@ -86,7 +85,14 @@ class Contribution:
     reason: str = ""
     local: str = ""  # the local derivative in words (and as a number for scalars)
     total: np.ndarray | None = None  # the running sum at `to` after adding this contribution
-    terms: list = field(default_factory=list)  # every contribution summed at `to` so far
+    summed: list = field(default_factory=list, repr=False)  # every contribution at `to` (shared, in order)
+    count: int = 0  # how many of `summed` make up `total`
+    final: bool = False  # the last contribution to `to`: `total` is its gradient, no longer a partial sum
+
+    @property
+    def terms(self) -> list:
+        """The contributions summed at `to` up to this one."""
+        return self.summed[: self.count]
 
 
 @dataclass
@@ -112,13 +118,18 @@ class StepModel:
     sources: list  # node ids, in the order given
     gradients: dict  # source node id -> np.ndarray or None
     reasons: dict  # source node id -> why its gradient is None
+    _by_node: dict | None = field(default=None, repr=False, compare=False)
 
     def node(self, node_id: str) -> Node:
         return next(n for n in self.nodes if n.id == node_id)
 
     def contributions_to(self, node_id: str) -> list:
         """Every backward contribution that reached `node_id`, in the order they were summed."""
-        return [c for e in self.events if e.kind == "backward" for c in e.contributions if c.to == node_id]
+        if self._by_node is None:
+            self._by_node = {}
+            for c in (c for e in self.events if e.kind == "backward" for c in e.contributions):
+                self._by_node.setdefault(c.to, []).append(c)
+        return self._by_node.get(node_id, [])
 
 
 def fmt(value: np.ndarray | None, limit: int = 4) -> str:
@@ -158,7 +169,8 @@ def _finite(a: np.ndarray | None) -> bool:
 class _Builder:
     def __init__(self, tape: Any, target: Any, sources: Any) -> None:
         self.tape = tape
-        self.records = list(tape._records)
+        self.records = list(tape.records)
+        self.index = {op: k for k, op in enumerate(self.records)}  # record -> its place on the tape
         self.targets = nest.flatten(target)
         for t in self.targets:
             if not isinstance(t, TensorLike):
@@ -170,9 +182,11 @@ class _Builder:
         self.edges: list[Edge] = []
         self.known: dict[int, np.ndarray] = {}
         self.notes: dict[int, str] = {}
-        self.variables: dict[int, Variable] = dict(tape._variables)
+        self.variables: dict[int, Variable] = {v.id: v for v in tape.watched_variables()}
+        self.objects: dict[int, Any] = dict(self.variables)  # tensor id -> the tensor or variable, where alive
         self.source_dtypes: dict[int, Any] = {}
-        self.source_objects: dict[int, Any] = {}
+        self.watched = tape.watched_ids
+        self.in_edges: dict[str, list[Edge]] = {}  # node id -> the edges into it, by input slot
         self._collect_values()
         self._build_graph()
         self.sources = self._sources(sources)
@@ -181,21 +195,20 @@ class _Builder:
     def _collect_values(self) -> None:
         """Every value the tape kept or that is still alive; then replay the records to fill the gaps."""
         for op in self.records:
-            for ids, kept, refs in (
-                (op.input_ids, op._inputs, op.input_refs),
-                (op.output_ids, op._outputs, op.output_refs),
-            ):
-                for k, i in enumerate(ids):
-                    t = kept[k] if kept is not None else refs[k]()
+            for ids, alive in ((op.input_ids, op.alive_inputs()), (op.output_ids, op.alive_outputs())):
+                for i, t in zip(ids, alive):
+                    if t is None:
+                        continue
+                    self.objects.setdefault(i, t)
                     if isinstance(t, Variable):
                         self.variables.setdefault(i, t)
-                    elif t is not None and i not in self.known:
-                        self.known[i] = t._array()
+                    elif i not in self.known:
+                        self.known[i] = t.numpy()
         for op in self.records:
             if all(i in self.known for i in op.output_ids):
                 continue
             if op.type == "ReadVariableOp" and op.input_ids[0] in self.variables:
-                self.known[op.output_ids[0]] = self.variables[op.input_ids[0]]._array()
+                self.known[op.output_ids[0]] = self.variables[op.input_ids[0]].numpy()
                 self.notes[op.output_ids[0]] = "the variable's current value (the read itself was not kept)"
                 continue
             opdef = registry.OPS.get(op.type)
@@ -223,7 +236,7 @@ class _Builder:
             var = self.variables[tensor_id]
             node = Node(f"var{sum(n.kind == 'variable' for n in self.nodes)}", "variable", var.name)
         else:
-            kind = "watched" if tensor_id in self.tape._watched else "constant"
+            kind = "watched" if tensor_id in self.watched else "constant"
             node = Node(f"in{sum(n.kind in ('watched', 'constant') for n in self.nodes)}", kind, kind)
         node.shape = tuple(op.input_shapes[slot])
         node.dtype = op.input_dtypes[slot].name
@@ -268,18 +281,20 @@ class _Builder:
             )
             self._add(node)
             for k, (src, tensor_id) in enumerate(zip(srcs, op.input_ids)):
-                self.edges.append(Edge(f"e{len(self.edges)}", src, node.id, k, tensor_id))
+                edge = Edge(f"e{len(self.edges)}", src, node.id, k, tensor_id)
+                self.edges.append(edge)
+                self.in_edges.setdefault(node.id, []).append(edge)
                 self.consumers[src] = self.consumers.get(src, 0) + 1
             for k, i in enumerate(op.output_ids):
                 self.producer[i] = (node.id, k)
         for t in self.targets:
-            if t._id not in self.producer:
+            if t.id not in self.producer:
                 raise ValueError(
                     "TapeView: the target was not recorded on this tape, so no gradient reaches it (tape.gradient "
                     "gives None for every source). Compute it inside the tape's `with` block from watched tensors "
                     "or trainable variables; a path through stop_gradient or an integer cast is not followed."
                 )
-            self.by_id[self.producer[t._id][0]].is_target = True
+            self.by_id[self.producer[t.id][0]].is_target = True
 
     def _sources(self, sources: Any) -> list:
         if sources is None:
@@ -289,9 +304,9 @@ class _Builder:
         for s in nest.flatten(sources):
             if not isinstance(s, TensorLike):
                 raise TypeError(f"TapeView: sources must be tensors or variables, not {type(s).__name__}")
-            self.source_dtypes[s._id] = s.dtype
-            self.source_objects[s._id] = s
-            out.append((s._id, self.producer[s._id][0] if s._id in self.producer else None))
+            self.source_dtypes[s.id] = s.dtype
+            self.objects[s.id] = s
+            out.append((s.id, self.producer[s.id][0] if s.id in self.producer else None))
         return out
 
     def _is_read(self, tensor_id: int) -> bool:
@@ -313,7 +328,7 @@ class _Builder:
                 Event(
                     "forward",
                     node.id,
-                    edges=[e.id for e in self.edges if e.dst == node.id],
+                    edges=[e.id for e in self.in_edges.get(node.id, [])],
                     value=node.value,
                     nonfinite=first_nan,
                     text=self._forward_text(op, node, first_nan),
@@ -331,7 +346,7 @@ class _Builder:
         return Event("start", text=text)
 
     def _forward_text(self, op: Any, node: Node, first_nan: bool) -> list:
-        ins = [self.by_id[e.src] for e in self.edges if e.dst == node.id]
+        ins = [self.by_id[e.src] for e in self.in_edges.get(node.id, [])]
         text = [f"Forward, record {node.record}: {op.type}" + (f" in {op.scope}" if op.scope else "")]
         if node.backward_of:
             what = "summing gradients that meet at one tensor" if node.backward_of == "sum" else node.backward_of
@@ -349,126 +364,41 @@ class _Builder:
         return text
 
     def _backward(self) -> tuple[list, dict, dict]:
-        source_ids = {i for i, _ in self.sources if self._floating(i)}
-        reached, relevant = reachable_from(self.records, source_ids)
-        grads: dict[int, Tensor] = {}
-        totals: dict[str, np.ndarray] = {}  # node (output 0) -> running sum shown on the node
-        terms: dict[str, list] = {}
+        """Run the engine's own backward sweep (`tape.backward`) and turn what it does into steps."""
+        sources = [self.objects[i] for i, _ in self.sources if i in self.objects and self.objects[i].dtype.is_floating]
+        listener = _BackwardSteps(self)
         target_nodes = []
-        events = []
         for t in self.targets:
-            seed = Tensor(np.ones(t.shape, t.dtype.as_numpy_dtype))
-            grads[t._id] = seed if t._id not in grads else add(grads[t._id], seed)
-            node_id = self.producer[t._id][0]
+            node_id = self.producer[t.id][0]
             target_nodes.append(node_id)
-            totals[node_id] = grads[t._id]._value
-            terms[node_id] = [grads[t._id]._value]
-        events.append(
-            Event(
-                "seed",
-                target_nodes[0],
-                text=["Backward pass: start from the target with a seed of 1 (d target / d target = 1)."]
-                + [f"seed at {_name(self.by_id[n])}: {fmt(totals[n])}" for n in target_nodes],
-            )
-        )
-        cuts: dict[str, str] = {}  # node -> why gradient stops there
-        nan_seen = False
-        saved, context.check_numerics = context.check_numerics, False  # NaN is something to show here
-        try:
-            relevant_set = set(relevant)
-            for index in reversed(range(len(self.records))):
-                op = self.records[index]
-                if op not in relevant_set:
-                    continue
-                upstream = [grads.get(i) for i in op.output_ids]
-                if all(g is None for g in upstream):
-                    continue
-                if op.type == "ReadVariableOp":  # folded into the variable: the identity, no step of its own
-                    var_id = op.input_ids[0]
-                    grads[var_id] = upstream[0] if var_id not in grads else add(grads[var_id], upstream[0])
-                    continue
-                event, nan_here = self._backward_step(index, op, upstream, reached, grads, totals, terms, cuts)
-                event.nonfinite = nan_here and not nan_seen
-                nan_seen = nan_seen or nan_here
-                if event.nonfinite:
-                    event.text.append("⚠ NaN or inf appears here first in the backward pass.")
-                events.append(event)
-        finally:
-            context.check_numerics = saved
+            listener.add(node_id, np.ones(t.shape, t.dtype.as_numpy_dtype))
+        seed_text = ["Backward pass: start from the target with a seed of 1 (d target / d target = 1)."]
+        seed_text += [f"seed at {_name(self.by_id[n])}: {fmt(listener.totals[n])}" for n in target_nodes]
+        seeds = [mt.ones(t.shape, dtype=t.dtype) for t in self.targets]
+        with context.paused():  # NaN is something to show here, and nothing of this is to be recorded
+            found = self.tape.backward(self.targets, sources, seeds, listener)
+        listener.finish()
+        grads = {s.id: g for s, g in zip(sources, found)}
         gradients, reasons = {}, {}
         for tensor_id, node_id in self.sources:
             key = node_id or f"#{tensor_id}"
-            g = grads.get(tensor_id) if self._floating(tensor_id) and node_id else None
-            gradients[key] = None if g is None else g._value
+            g = grads.get(tensor_id) if node_id else None
+            gradients[key] = None if g is None else g.numpy()
             if g is None:
-                reasons[key] = self._explained(tensor_id) or self._why_none(tensor_id, node_id, reached, cuts)
+                reasons[key] = self._explained(tensor_id) or self._why_none(tensor_id, node_id, listener.cuts)
         lines = ["Done: each source's gradient."]
-        missing = sorted({why for why in cuts.values() if "LookupError" in why})
+        missing = sorted({why for why in listener.cuts.values() if "LookupError" in why})
         if missing:
             lines.append("Note: tape.gradient raises LookupError on this tape: " + "; ".join(missing))
         for key, g in gradients.items():
             label = _name(self.by_id[key]) if key in self.by_id else key
             lines.append(f"d target / d {label} = {fmt(g)}" + (f"  ({reasons[key]})" if g is None else ""))
-        events.append(Event("result", None, text=lines))
-        return events, gradients, reasons
-
-    def _backward_step(self, index, op, upstream, reached, grads, totals, terms, cuts):
-        node = self.by_id[f"op{index}"]
-        in_edges = [e for e in self.edges if e.dst == node.id]
-        upstream = [
-            g if g is not None else Tensor(np.zeros(s, d.as_numpy_dtype))
-            for g, s, d in zip(upstream, op.output_shapes, op.output_dtypes)
-        ]
-        event = Event("backward", node.id, edges=[e.id for e in in_edges], upstream=[g._value for g in upstream])
-        text = [f"Backward, record {index}: {op.type}" + (f" in {op.scope}" if op.scope else "")]
-        text.append("upstream gradient (d target / d output) = " + ", ".join(fmt(g._value) for g in upstream))
-        try:
-            rule = op.grad_fn or registry.lookup(op.type)
-        except LookupError:
-            rule, missing = None, True
-        else:
-            missing = False
-        if rule is None:
-            why = (
-                f"no gradient registered for {op.type}: tape.gradient raises LookupError here "
-                f'(register one with @mt.RegisterGradient("{op.type}"))'
-                if missing
-                else f"{op.type} has no gradient (e.g. stop_gradient): the path is cut here"
-            )
-            cuts[node.id] = why
-            text.append(f"None: {why}.")
-            event.contributions = [Contribution(e.id, e.src, None, reason=why) for e in in_edges]
-            event.text = text
-            return event, False
-        replay = _replayed(op, self.known, [i in reached for i in op.input_ids])
-        input_grads = _as_list(replay, rule(replay, *upstream))
-        nan_here = False
-        for k, (e, g, tensor_id) in enumerate(zip(in_edges, input_grads, op.input_ids)):
-            local = _local(op.type, k, upstream[0]._value if len(upstream) == 1 else None, g)
-            src = self.by_id[e.src]
-            if tensor_id not in reached or g is None:
-                why = self._why_edge_none(src, tensor_id, op, k, reached)
-                event.contributions.append(Contribution(e.id, e.src, None, reason=why, local=local))
-                text.append(f"→ {_name(src)}: None ({why})")
-                continue
-            grads[tensor_id] = g if tensor_id not in grads else add(grads[tensor_id], g)
-            value = g._value
-            nan_here = nan_here or not _finite(value)
-            key = e.src
-            terms.setdefault(key, []).append(value)
-            totals[key] = value if key not in totals else totals[key] + value
-            c = Contribution(e.id, key, value, local=local, total=totals[key], terms=list(terms[key]))
-            event.contributions.append(c)
-            line = f"→ {_name(src)}: {local} = {fmt(value)}"
-            if len(c.terms) > 1:
-                line += f"; sum at {_name(src)} so far: {' + '.join(fmt(t) for t in c.terms)} = {fmt(c.total)}"
-            text.append(line)
-        event.text = text
-        return event, nan_here
+        seed = Event("seed", target_nodes[0], text=seed_text)
+        return [seed, *listener.events, Event("result", None, text=lines)], gradients, reasons
 
     def _explained(self, tensor_id: int) -> str:
         """The engine's own answer (`tape.explain`), naming the op and line at fault, when it can give one."""
-        source = self.source_objects.get(tensor_id, self.variables.get(tensor_id))
+        source = self.objects.get(tensor_id)
         if source is None or not hasattr(self.tape, "explain"):
             return ""
         try:
@@ -479,8 +409,8 @@ class _Builder:
             return ""
         return reason.message + (f" Fix: {reason.fix}" if reason.fix else "")
 
-    def _why_edge_none(self, src: Node, tensor_id: int, op: Any, slot: int, reached: set) -> str:
-        if tensor_id in reached:
+    def _why_edge_none(self, src: Node, tensor_id: int, op: Any, slot: int, reached: bool) -> str:
+        if reached:
             return f"the gradient rule of {op.type} returns None for input {slot}"
         if src.kind == "constant":
             return "an unwatched constant: the tape does not follow it (tape.watch(c) would)"
@@ -488,7 +418,7 @@ class _Builder:
             return f"{op.input_dtypes[slot].name} values carry no gradient"
         return "it does not depend on any source"
 
-    def _why_none(self, tensor_id: int, node_id: str | None, reached: set, cuts: dict) -> str:
+    def _why_none(self, tensor_id: int, node_id: str | None, cuts: dict) -> str:
         if not self._floating(tensor_id):
             dtype = self.source_dtypes[tensor_id].name if tensor_id in self.source_dtypes else "integer"
             return f"its dtype {dtype} is not floating: integer values carry no gradient"
@@ -540,44 +470,20 @@ def _name(node: Node) -> str:
     return f"{node.label} ({node.id})"
 
 
-def _replayed(op: Any, known: dict, needs: list) -> Any:
-    """A copy of `op` holding its inputs and outputs as tensors (from the replay), for its gradient rule."""
-    from minitape.operation import Operation
-
-    copy = object.__new__(Operation)
-    for slot in Operation.__slots__[:-1]:
-        setattr(copy, slot, getattr(op, slot, None))
-
-    def tensors(ids, shapes, dtypes, kept):
-        out = []
-        for k, (i, s, d) in enumerate(zip(ids, shapes, dtypes)):
-            if kept is not None and not isinstance(kept[k], Variable):
-                out.append(kept[k])  # the very tensor the engine gives its rule
-            else:
-                # a value the rule does not read (its keep policy says so) may be unknown: any array of its shape
-                out.append(Tensor(known[i] if i in known else np.zeros(s, d.as_numpy_dtype)))
-        return out
-
-    copy._inputs = tensors(op.input_ids, op.input_shapes, op.input_dtypes, op._inputs)
-    copy._outputs = tensors(op.output_ids, op.output_shapes, op.output_dtypes, op._outputs)
-    copy.needs = needs
-    return copy
-
-
 def _local(op_type: str, slot: int, upstream: np.ndarray | None, grad: Tensor | None) -> str:
     rules = LOCAL_RULES.get(op_type)
     words = rules[slot] if rules and slot < len(rules) else f"vector-Jacobian product of {op_type} (input {slot})"
-    if grad is not None and upstream is not None and np.size(upstream) == 1 and np.size(grad._value) == 1:
+    if grad is not None and upstream is not None and np.size(upstream) == 1 and grad.shape.num_elements() == 1:
         up = float(np.asarray(upstream).reshape(()))
         if up != 0 and np.isfinite(up):
-            local = float(np.asarray(grad._value).reshape(())) / up
+            local = float(grad) / up
             return f"{_num(up)} × ({words} = {_num(local)})"
     return words
 
 
 def build(tape: Any, target: Any, sources: Any = None) -> StepModel:
     """The step model of `tape` for d target / d sources (default: every variable and watched input)."""
-    if getattr(tape, "_used", False):
+    if tape.released:
         raise RuntimeError(
             "TapeView: this tape already answered gradient() and released its records. Create the view before "
             "calling tape.gradient, or record with GradientTape(persistent=True)."
@@ -591,8 +497,115 @@ def build(tape: Any, target: Any, sources: Any = None) -> StepModel:
         nodes=builder.nodes,
         edges=builder.edges,
         events=events,
-        target=[builder.producer[t._id][0] for t in builder.targets],
+        target=[builder.producer[t.id][0] for t in builder.targets],
         sources=[n or f"#{i}" for i, n in builder.sources],
         gradients=gradients,
         reasons=reasons,
     )
+
+
+class _BackwardSteps(backprop.Observer):
+    """Listens to the engine's backward sweep and writes one step per rule it applies.
+
+    The numbers are the engine's own: the upstream gradients and each input's contribution
+    as `tape.gradient` computes them. Running sums are kept per node (a variable read several
+    times is one node), so the panel can show how the gradients meeting at a node add up.
+    """
+
+    def __init__(self, builder: _Builder) -> None:
+        self.b = builder
+        self.events: list[Event] = []
+        self.totals: dict[str, np.ndarray] = {}  # node -> running sum shown on the node
+        self.summed: dict[str, list] = {}  # node -> every contribution so far, in order
+        self.last: dict[str, Contribution] = {}  # node -> its latest contribution (marked final at the end)
+        self.cuts: dict[str, str] = {}  # node -> why the gradient stops there
+        self.pending: tuple | None = None  # (event, op, upstream, contributed slots) of the rule now running
+        self.nan_seen = False
+
+    def add(self, node_id: str, value: np.ndarray) -> None:
+        self.summed.setdefault(node_id, []).append(value)
+        self.totals[node_id] = value if node_id not in self.totals else self.totals[node_id] + value
+
+    def _event(self, op: Any, upstream: list) -> Event:
+        self._close()
+        node = self.b.by_id[f"op{self.b.index[op]}"]
+        edges = self.b.in_edges.get(node.id, [])
+        event = Event("backward", node.id, edges=[e.id for e in edges], upstream=[g.numpy() for g in upstream])
+        where = f" in {op.scope}" if op.scope else ""
+        event.text = [f"Backward, record {node.record}: {op.type}{where}"]
+        event.text.append("upstream gradient (d target / d output) = " + ", ".join(fmt(g.numpy()) for g in upstream))
+        self.events.append(event)
+        return event
+
+    def rule(self, op: Any, upstream: list) -> None:
+        if op.type == "ReadVariableOp":  # folded into its variable: the identity, no step of its own
+            self._close()
+            return
+        self.pending = (self._event(op, upstream), op, upstream, {})
+
+    def contribution(self, op: Any, slot: int, grad: Any, total: Any) -> None:
+        if self.pending is None or self.pending[1] is not op:
+            return  # a variable read passing its gradient on: the sum already shows at the variable
+        event, _, upstream, done = self.pending
+        edge = self.b.in_edges[event.node][slot]
+        value = grad.numpy()
+        self.add(edge.src, value)
+        local = _local(op.type, slot, upstream[0].numpy() if len(upstream) == 1 else None, grad)
+        c = Contribution(edge.id, edge.src, value, local=local, total=self.totals[edge.src])
+        c.summed, c.count = self.summed[edge.src], len(self.summed[edge.src])
+        self.last[edge.src] = c
+        done[slot] = c
+        name = _name(self.b.by_id[edge.src])
+        line = f"→ {name}: {local} = {fmt(value)}"
+        if c.count > 1:  # the last few terms only: a node fed by hundreds of ops stays one short line
+            shown = [fmt(t) for t in c.summed[max(0, c.count - 3) : c.count]]
+            more = "… + " if c.count > 3 else ""
+            line += f"; sum at {name} so far ({c.count} terms): {more}{' + '.join(shown)} = {fmt(c.total)}"
+        event.text.append(line)
+
+    def no_gradient(self, op: Any) -> None:
+        self._cut(op, f"{op.type} has no gradient (e.g. stop_gradient): the path is cut here")
+
+    def missing_rule(self, op: Any, error: LookupError) -> bool:
+        why = (
+            f"no gradient registered for {op.type}: tape.gradient raises LookupError here "
+            f'(register one with @mt.RegisterGradient("{op.type}"))'
+        )
+        self._cut(op, why)
+        return True
+
+    def _cut(self, op: Any, why: str) -> None:
+        upstream = [mt.zeros(s, dtype=d) for s, d in zip(op.output_shapes, op.output_dtypes)]
+        event = self._event(op, upstream)
+        event.upstream = [None] * len(upstream)
+        del event.text[1]
+        self.cuts[event.node] = why
+        event.text.append(f"None: {why}.")
+        event.contributions = [Contribution(e.id, e.src, None, reason=why) for e in self.b.in_edges.get(event.node, [])]
+
+    def _close(self) -> None:
+        """Finish the step of the rule that ran last: inputs it gave no gradient get a None edge and a reason."""
+        if self.pending is None:
+            return
+        event, op, _, done = self.pending
+        self.pending = None
+        nan_here = False
+        for slot, edge in enumerate(self.b.in_edges.get(event.node, [])):
+            c = done.get(slot)
+            if c is None:
+                src = self.b.by_id[edge.src]
+                why = self.b._why_edge_none(src, op.input_ids[slot], op, slot, op.needs[slot])
+                c = Contribution(edge.id, edge.src, None, reason=why, local=_local(op.type, slot, None, None))
+                event.text.append(f"→ {_name(src)}: None ({why})")
+            else:
+                nan_here = nan_here or not _finite(c.grad)
+            event.contributions.append(c)
+        event.nonfinite = nan_here and not self.nan_seen
+        self.nan_seen = self.nan_seen or nan_here
+        if event.nonfinite:
+            event.text.append("⚠ NaN or inf appears here first in the backward pass.")
+
+    def finish(self) -> None:
+        self._close()
+        for c in self.last.values():
+            c.final = True

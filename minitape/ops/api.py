@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from minitape.dtypes import int32
-from minitape.execute import note_numpy_conversion  # noqa: F401 - used by Tensor.__array__ and .numpy()
 from minitape.ops import reduce_ops as _r
 from minitape.ops.array_ops import (  # noqa: F401
     concat,
@@ -74,6 +73,7 @@ from minitape.ops.math_ops import (
 from minitape.ops.math_ops import (
     where as _where,
 )
+from minitape.tape import note_numpy_conversion  # noqa: F401 - used by Tensor.__array__ and .numpy()
 from minitape.tensor import Tensor, TensorLike
 
 

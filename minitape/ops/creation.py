@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from minitape.convert import constant
 from minitape.dtypes import as_dtype, float32
-from minitape.execute import constant
 from minitape.tensor import Tensor, TensorLike
 
 

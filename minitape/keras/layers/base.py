@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from minitape import name_scope
+from minitape.convert import convert_to_tensor
 from minitape.dtypes import as_dtype
-from minitape.execute import convert_to_tensor
 from minitape.keras import backend, initializers
 from minitape.ops.math_ops import cast
 from minitape.tensor import Tensor, TensorLike

@@ -1,0 +1,116 @@
+"""Turning Python numbers, lists, numpy arrays and variables into tensors, with TensorFlow's dtype rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minitape.dtypes import DType, as_dtype
+from minitape.errors import InvalidArgumentError
+from minitape.tensor import Tensor, TensorLike
+
+
+def _default_dtype(value: Any) -> DType:
+    """TensorFlow's defaults: Python floats become float32, ints int32; numpy keeps its dtype."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        return as_dtype(value.dtype)
+    kind = np.asarray(value).dtype.kind
+    return {"f": as_dtype("float32"), "i": as_dtype("int32"), "b": as_dtype("bool")}.get(kind) or as_dtype(
+        np.asarray(value).dtype
+    )
+
+
+def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None = None) -> Tensor:
+    """A tensor holding `value` (a number, nested list or numpy array)."""
+    if isinstance(value, TensorLike):
+        value = value._array()
+    target = as_dtype(dtype) if dtype is not None else _default_dtype(value)
+    array = np.asarray(value)
+    if array.dtype.kind == "f" and target.is_integer and not np.all(np.equal(np.mod(array, 1), 0)):
+        raise TypeError(f"cannot convert {value!r} to a tensor of dtype {target.name} without losing the fraction")
+    if array.dtype.kind in "OUS":
+        raise TypeError(f"cannot convert {value!r} (of type {type(value).__name__}) to a tensor of numbers")
+    array = np.array(array, dtype=target.as_numpy_dtype)
+    if shape is not None:
+        array = np.broadcast_to(array, tuple(shape)).copy() if array.size == 1 else array.reshape(tuple(shape))
+    return Tensor(array)
+
+
+def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, name: str | None = None) -> Tensor:
+    """Return `value` as a Tensor: Tensors pass through, Variables are read, the rest becomes a constant."""
+    if isinstance(value, Tensor):
+        if dtype is not None and as_dtype(dtype) is not value.dtype:
+            raise ValueError(
+                f"tensor has dtype {value.dtype.name}, but {as_dtype(dtype).name} was requested; "
+                f"use mt.cast(x, mt.{as_dtype(dtype).name}) to change it"
+            )
+        return value
+    if isinstance(value, TensorLike):  # a Variable
+        return value._read()
+    if dtype is None and dtype_hint is not None:
+        natural = _default_dtype(value)
+        hint = as_dtype(dtype_hint)
+        if natural.is_floating and not hint.is_floating:
+            raise TypeError(f"cannot convert {value!r} to a tensor of dtype {hint.name}")
+        dtype = hint if natural.is_floating or hint.is_floating or natural == hint else None
+    return constant(value, dtype=dtype)
+
+
+def joined_positions(op: Any, n_args: int) -> tuple | range:
+    """The input positions that must share one dtype."""
+    return range(n_args) if op.same_dtype == "all" else op.same_dtype or ()
+
+
+def convert_inputs(op: Any, args: tuple) -> list[Tensor]:
+    """The op's arguments as tensors: variables are read, numbers and arrays become constants."""
+    joined = joined_positions(op, len(args))
+    inputs = []
+    for i, arg in enumerate(args):
+        if isinstance(arg, Tensor):
+            inputs.append(arg)
+        elif isinstance(arg, TensorLike):
+            inputs.append(arg._read())
+        else:
+            inputs.append(_convert_arg(op, i, arg, args, joined))
+    if len(joined) > 1:
+        check_same_dtype(op, inputs, joined)
+    return inputs
+
+
+def _convert_arg(op: Any, i: int, arg: Any, args: tuple, joined: tuple | range) -> Tensor:
+    """A non-tensor argument as a constant; a Python number joined to a tensor takes that tensor's dtype."""
+    hint = None
+    if i in joined:  # the first joined tensor's dtype (a loop, not a generator: this runs for every `x * 2.0`)
+        for j, a in enumerate(args):
+            if j in joined and isinstance(a, TensorLike):
+                hint = a.dtype
+                break
+    # fast path for `x * 0.5`: a Python number next to a floating tensor (the most common constant by far)
+    try:
+        if hint is not None and hint.is_floating and type(arg) in (float, int):
+            return Tensor(np.array(arg, hint.as_numpy_dtype))
+        return convert_to_tensor(arg, dtype_hint=hint)
+    except (TypeError, ValueError, OverflowError) as err:
+        raise TypeError(f"{op.name}: input {i}: {err}") from None
+
+
+def check_same_dtype(op: Any, inputs: list[Tensor], joined: tuple | range) -> None:
+    # comparing the numpy dtypes is cheap and nearly always settles it; only a mismatch asks for DTypes
+    first = None
+    for i in joined:  # a plain loop: this runs for every op that meets a variable or a Python number
+        if i < len(inputs):
+            dtype = inputs[i]._value.dtype
+            if first is None:
+                first = dtype
+            elif dtype is not first:
+                break
+    else:
+        return
+    dtypes = {inputs[i].dtype for i in joined if i < len(inputs)}
+    if len(dtypes) > 1:
+        names = " and ".join(sorted(d.name for d in dtypes))
+        raise InvalidArgumentError(
+            f"{op.name} cannot combine tensors of dtypes {names}; "
+            f"convert one first, e.g. mt.cast(x, mt.{max(d.name for d in dtypes)})"
+        )

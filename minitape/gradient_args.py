@@ -1,0 +1,93 @@
+"""The arguments of `gradient()` and `jacobian()` checked as TensorFlow checks them, with messages that teach."""
+
+from __future__ import annotations
+
+import enum
+import warnings
+from typing import Any
+
+import numpy as np
+
+from minitape import nest
+from minitape.convert import convert_to_tensor
+from minitape.tensor import Tensor, TensorLike
+
+
+class UnconnectedGradients(enum.Enum):
+    """What `gradient` returns for a source the target does not depend on."""
+
+    NONE = "none"
+    ZERO = "zero"
+
+
+def as_unconnected(value: UnconnectedGradients | str) -> UnconnectedGradients:
+    if value is UnconnectedGradients.NONE:  # the default, answered without the enum's lookup by value
+        return value
+    try:
+        return UnconnectedGradients(value.value if isinstance(value, UnconnectedGradients) else value)
+    except ValueError:
+        raise ValueError(
+            f"unconnected_gradients must be 'none' or 'zero' (or mt.UnconnectedGradients.NONE / .ZERO), not {value!r}"
+        ) from None
+
+
+def check_sources(sources: list) -> list[bool]:
+    """Per source: is it floating (only those get gradients)? Warns, as TensorFlow does, about the others."""
+    floating = []
+    for s in sources:
+        if not isinstance(s, TensorLike):
+            raise ValueError(
+                f"sources must be tensors or variables (or nested structures of them), not {type(s).__name__}"
+            )
+        floating.append(s.dtype.is_floating)
+        if not floating[-1]:
+            warnings.warn(
+                f"The dtype of the source tensor must be floating (e.g. mt.float32) when calling "
+                f"GradientTape.gradient, got {s.dtype!r}: its gradient is None",
+                stacklevel=4,
+            )
+    return floating
+
+
+def seeds_for(target: Any, output_gradients: Any) -> list[Tensor]:
+    """The gradient to start from at each target: ones (so non-scalar targets give the gradient of their sum)."""
+    targets = nest.flatten(target)
+    for t in targets:
+        if not isinstance(t, TensorLike):
+            raise ValueError(f"targets must be tensors or variables, not {type(t).__name__} {t!r}")
+    if output_gradients is None:
+        return [Tensor(np.ones(t.shape, t.dtype.as_numpy_dtype)) for t in targets]
+    flat = nest.flatten(output_gradients)
+    if len(flat) != len(targets):
+        raise ValueError(
+            f"output_gradients must have the structure of target: {len(targets)} target(s) but "
+            f"{len(flat)} output gradient(s). A list is read as one gradient per target: for a single "
+            "target, pass its weights as one tensor, e.g. mt.constant([...])"
+        )
+    seeds = []
+    for t, g in zip(targets, flat):
+        if g is None:
+            seeds.append(Tensor(np.ones(t.shape, t.dtype.as_numpy_dtype)))
+            continue
+        g = convert_to_tensor(g, dtype_hint=t.dtype)
+        if tuple(g.shape) != tuple(t.shape):
+            raise ValueError(
+                f"output_gradients: a gradient of shape {tuple(g.shape)} was given for a target of shape "
+                f"{tuple(t.shape)}; they must match"
+            )
+        seeds.append(g)
+    return seeds
+
+
+_warned_inside: list[bool] = []  # once per process, as TensorFlow's own warning
+
+
+def warn_inside() -> None:
+    if not _warned_inside:
+        _warned_inside.append(True)
+        warnings.warn(
+            "gradient() was called on a persistent tape inside its own with block, so the backward pass is "
+            "recorded on the tape too: this costs time and memory. Call it after the block, unless you want "
+            "this recording to take a higher-order derivative.",
+            stacklevel=4,
+        )

@@ -1,0 +1,201 @@
+"""Python's operators on tensors and variables (`x * y`, `x[0]`, `float(x)`, ...), each one a call to a minitape op.
+
+`TensorLike` is the base of `Tensor` and `Variable`, so both behave like numbers in an expression.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minitape.dtypes import DType, as_dtype
+from minitape.shape import TensorShape
+
+_ops: Any = None  # minitape.ops.api, bound by tensor.py once the op tables are loaded (they need Tensor first)
+
+
+def use_ops(module: Any) -> None:
+    """Bind the op namespace the operators call."""
+    global _ops
+    _ops = module
+
+
+class TensorLike:
+    """Python operators shared by Tensor and Variable; each one calls an op of `minitape.ops`."""
+
+    __slots__ = ()
+    __array_priority__ = 100  # numpy_array + tensor calls Tensor.__radd__, so the op is recorded
+
+    def __add__(self, other):
+        return _ops.add(self, other)
+
+    def __radd__(self, other):
+        return _ops.add(other, self)
+
+    def __sub__(self, other):
+        return _ops.subtract(self, other)
+
+    def __rsub__(self, other):
+        return _ops.subtract(other, self)
+
+    def __mul__(self, other):
+        return _ops.multiply(self, other)
+
+    def __rmul__(self, other):
+        return _ops.multiply(other, self)
+
+    def __truediv__(self, other):
+        return _ops.divide(self, other)
+
+    def __rtruediv__(self, other):
+        return _ops.divide(other, self)
+
+    def __floordiv__(self, other):
+        return _ops.floordiv(self, other)
+
+    def __mod__(self, other):
+        return _ops.floormod(self, other)
+
+    def __pow__(self, other):
+        return _ops.pow(self, other)
+
+    def __rpow__(self, other):
+        return _ops.pow(other, self)
+
+    def __matmul__(self, other):
+        return _ops.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return _ops.matmul(other, self)
+
+    def __neg__(self):
+        return _ops.negative(self)
+
+    def __abs__(self):
+        return _ops.abs(self)
+
+    def __lt__(self, other):
+        return _ops.less(self, other)
+
+    def __le__(self, other):
+        return _ops.less_equal(self, other)
+
+    def __gt__(self, other):
+        return _ops.greater(self, other)
+
+    def __ge__(self, other):
+        return _ops.greater_equal(self, other)
+
+    def __eq__(self, other):  # elementwise, as in TensorFlow 2
+        return _ops.equal(self, other)
+
+    def __ne__(self, other):
+        return _ops.not_equal(self, other)
+
+    def __and__(self, other):
+        return _ops.logical_and(self, other)
+
+    def __or__(self, other):
+        return _ops.logical_or(self, other)
+
+    def __invert__(self):
+        return _ops.logical_not(self)
+
+    def __getitem__(self, key):
+        return _ops.strided_slice(self, key)
+
+    def __hash__(self):
+        raise TypeError(
+            f"{type(self).__name__} is unhashable because == compares elementwise; use x.ref() as the key instead"
+        )
+
+    def ref(self) -> _Ref:
+        """A hashable stand-in for this tensor (its identity), for use as a dict key or set member."""
+        return _Ref(self)
+
+    # numpy-flavoured read-only views of the value
+    def __bool__(self) -> bool:
+        value = self._array()
+        if value.size != 1:
+            raise ValueError(
+                f"the truth value of a tensor of shape {tuple(value.shape)} is ambiguous; "
+                "reduce it first, e.g. mt.reduce_all(x > 0) or mt.reduce_any(x > 0)"
+            )
+        return builtins_bool(value.reshape(()))
+
+    def __float__(self) -> float:
+        return float(self._scalar("float"))
+
+    def __int__(self) -> int:
+        return int(self._scalar("int"))
+
+    def __index__(self) -> int:
+        if not self.dtype.is_integer:
+            raise TypeError(f"only integer tensors can be used as an index, not {self.dtype!r}")
+        return int(self._scalar("index"))
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a scalar tensor is undefined")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("cannot iterate over a scalar tensor")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __array__(self, dtype=None, copy=None):
+        _ops.note_numpy_conversion(self)
+        value = self._array()
+        return value if dtype is None else value.astype(dtype)
+
+    def _scalar(self, what: str):
+        value = self._array()
+        if value.size != 1:
+            raise TypeError(f"only a tensor with one element converts to {what}, not shape {value.shape}")
+        return value.reshape(())
+
+    @property
+    def dtype(self) -> DType:
+        return as_dtype(self._array().dtype)
+
+    @property
+    def shape(self) -> TensorShape:
+        return TensorShape(self._array().shape)
+
+    @property
+    def ndim(self) -> int:
+        return self._array().ndim
+
+    def numpy(self) -> np.ndarray | np.generic:
+        """The value as a numpy array (a numpy scalar for shape ())."""
+        _ops.note_numpy_conversion(self)
+        value = self._array().copy()
+        return value[()] if value.ndim == 0 else value
+
+    def get_shape(self) -> TensorShape:
+        return self.shape
+
+
+builtins_bool = bool
+
+
+class _Ref:
+    """Hashable identity wrapper returned by `.ref()`."""
+
+    __slots__ = ("_obj",)
+
+    def __init__(self, obj: TensorLike) -> None:
+        self._obj = obj
+
+    def deref(self) -> TensorLike:
+        return self._obj
+
+    def __hash__(self) -> int:
+        return self._obj._id
+
+    def __eq__(self, other: object) -> builtins_bool:
+        return isinstance(other, _Ref) and other._obj is self._obj
+
+
