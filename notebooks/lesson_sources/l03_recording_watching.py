@@ -87,10 +87,11 @@ CELLS = [
     md("""
     ## 2. What is on the tape?
 
-    A tape is a list of records, one per op, in the order the ops ran. minitape lets you look (`tape._records` is
-    internal: fine for learning, not for real code): each record names its op type and the ids of its input and
-    output tensors (`#n`, numbered in creation order). Reading a variable is an op too (`ReadVariableOp`). This is
-    the list `gradient()` walks backwards; `tape.stats()` sums it up.
+    A tape is a list of records, one per op, in the order the ops ran. minitape lets you look: `tape.records` is a
+    read-only tuple of them (TensorFlow keeps its tape internal; this view is minitape's, for learning). Each record
+    names its op type (`record.type`) and the ids of its input and output tensors (`record.input_ids`,
+    `record.output_ids`; printed `#n`, numbered in creation order). Reading a variable is an op too
+    (`ReadVariableOp`). This is the list `gradient()` walks backwards; `tape.stats()` sums it up.
     """),
     code("""
     x = mt.Variable(3.0, name="x")
@@ -99,7 +100,7 @@ CELLS = [
         b = mt.sin(a)
         y = a + b
 
-    for record in tape._records:
+    for record in tape.records:
         print(record)
     print(tape.stats())
     """),
@@ -122,7 +123,7 @@ CELLS = [
         y = a + b
 
     view = widgets.TapeView(tape, y, [x])
-    assert view.n_steps > len(tape._records)  # forward steps, then backward steps
+    assert view.n_steps > len(tape.records)  # forward steps, then backward steps
     view
     """),
     md("""
