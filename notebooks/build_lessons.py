@@ -3,6 +3,7 @@
 python notebooks/build_lessons.py            # write and execute every lesson
 python notebooks/build_lessons.py 01 05      # only lessons whose file name starts with these numbers
 python notebooks/build_lessons.py --no-run   # write without executing (outputs empty)
+python notebooks/build_lessons.py --student-edition OUT_DIR   # every lesson without solution cells, not run
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -27,11 +29,32 @@ def lesson_modules() -> list:
     return [importlib.import_module(p.stem) for p in sorted((HERE / "lesson_sources").glob("l[0-9][0-9]_*.py"))]
 
 
+def student_edition(out_dir: Path, only: list[str]) -> list[Path]:
+    """Write the lessons without their solutions (nor outputs) into `out_dir`, with the checks they import."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(
+        HERE / "lesson_tools", out_dir / "lesson_tools", dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__")
+    )
+    written = []
+    for module in lesson_modules():
+        if only and not any(module.NAME.startswith(n) for n in only):
+            continue
+        written.append(nb.write(nb.notebook(module.CELLS, solutions=False), module.NAME, folder=out_dir))
+    return written
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("only", nargs="*", help="lesson numbers to build, e.g. 01 05")
     parser.add_argument("--no-run", action="store_true", help="write the notebooks without executing them")
+    parser.add_argument(
+        "--student-edition", metavar="OUT_DIR", type=Path, help="write the lessons without solutions into OUT_DIR"
+    )
     args = parser.parse_args()
+    if args.student_edition:
+        for path in student_edition(args.student_edition, args.only):
+            print(f"{path}: student edition, no solutions")
+        return
     for module in lesson_modules():
         if args.only and not any(module.NAME.startswith(n) for n in args.only):
             continue

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
@@ -23,7 +25,7 @@ def _load(path: Path) -> nbformat.NotebookNode:
 
 def test_every_lesson_is_there() -> None:
     numbers = [p.name[:2] for p in LESSONS]
-    assert numbers == [f"{i:02d}" for i in range(9)], f"expected lessons 00..08, found {numbers}"
+    assert numbers == [f"{i:02d}" for i in range(10)], f"expected lessons 00..09, found {numbers}"
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
@@ -91,3 +93,38 @@ def test_lesson_shape(path: Path) -> None:
     checks = [c for c in cells if c.cell_type == "code" and "check(" in c.source and c not in solutions]
     assert 2 <= len(checks) <= 3 and len(solutions) == len(checks), f"{path.name}: {len(checks)} exercises"
     assert all(c.metadata["jupyter"]["source_hidden"] for c in solutions)
+
+
+def _solutions(path: Path) -> list[nbformat.NotebookNode]:
+    return [c for c in _load(path).cells if "solution" in c.metadata.get("tags", [])]
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
+def test_solutions_are_saved_without_outputs(path: Path) -> None:
+    """A saved output would show the answer under the exercise; nbval runs the cell but must not compare it."""
+    solutions = _solutions(path)
+    assert solutions, f"{path.name} has no solution cell"
+    for cell in solutions:
+        assert cell.outputs == [], f"{path.name} {cell.id}: a solution cell was saved with its output"
+        assert "nbval-ignore-output" in cell.metadata["tags"], f"{path.name} {cell.id}: nbval would compare it"
+        assert cell.execution_count is not None, f"{path.name} {cell.id}: the build ran it (and check said correct)"
+
+
+def test_student_edition_has_every_lesson_and_no_solution(tmp_path: Path) -> None:
+    build = NOTEBOOKS / "build_lessons.py"
+    subprocess.run([sys.executable, str(build), "--student-edition", str(tmp_path)], check=True, capture_output=True)
+    written = sorted(tmp_path.glob("[0-9][0-9]_*.ipynb"))
+    assert [p.name for p in written] == [p.name for p in LESSONS]
+    assert (tmp_path / "lesson_tools" / "__init__.py").is_file(), "the lessons import check from lesson_tools"
+    for student, teacher in zip(written, LESSONS):
+        cells = _load(student).cells
+        text = "\n".join(c.source for c in cells)
+        for answer in _solutions(teacher):
+            assert answer.source not in text, f"{student.name} contains a solution"
+        assert "<b>Solution</b>" not in text
+        assert not any("solution" in c.metadata.get("tags", []) for c in cells)
+        assert all(not c.outputs for c in cells if c.cell_type == "code"), f"{student.name} was executed"
+        exercises = [c for c in _load(teacher).cells if c.cell_type == "code" and "check(" in c.source]
+        assert len(exercises) - len(_solutions(teacher)) == sum(
+            c.cell_type == "code" and "check(" in c.source for c in cells
+        )

@@ -12,29 +12,34 @@ LESSONS = [
         "approximate gradients, their two errors, and the exact gradient of a tape",
     ),
     (
-        "02_recording_and_watching.ipynb",
+        "02_autodiff_by_hand.ipynb",
+        "Autodiff by hand",
+        "the chain rule, a neuron by pencil, a 40-line tape in plain Python, dual numbers",
+    ),
+    (
+        "03_recording_and_watching.ipynb",
         "Recording and watching",
         "what a tape records, what it watches, sources and targets as structures",
     ),
-    ("03_persistent_tapes.ipynb", "Persistent tapes", "asking a tape twice, and what that costs in memory"),
+    ("04_persistent_tapes.ipynb", "Persistent tapes", "asking a tape twice, and what that costs in memory"),
     (
-        "04_nesting_higher_order.ipynb",
+        "05_nesting_higher_order.ipynb",
         "Nested tapes and higher-order derivatives",
         "second derivatives, Jacobians and Hessians",
     ),
-    ("05_getting_none.ipynb", "Getting None", "every reason a gradient comes back None, and `tape.explain`"),
+    ("06_getting_none.ipynb", "Getting None", "every reason a gradient comes back None, and `tape.explain`"),
     (
-        "06_stopping_and_custom_gradients.ipynb",
+        "07_stopping_and_custom_gradients.ipynb",
         "Stopping and customising gradients",
         "`stop_gradient`, the softplus NaN, the numerics check, `custom_gradient`",
     ),
     (
-        "07_model_and_training_loop.ipynb",
+        "08_model_and_training_loop.ipynb",
         "Gradients of a model and a custom training loop",
         "a CNN trained with `fit` and with a hand-written `train_step`",
     ),
     (
-        "08_forward_vs_reverse_mode.ipynb",
+        "09_forward_vs_reverse_mode.ipynb",
         "Forward mode vs reverse mode",
         "JVPs, VJPs, why training uses reverse mode, Hessian-vector products",
     ),
@@ -63,8 +68,8 @@ CELLS = [
 
     - Run a cell with **Shift + Enter**. Run them in order, top to bottom: later cells use what earlier cells
       defined. If things get confusing, *Kernel → Restart Kernel and Run All Cells*.
-    - Change anything and run it again: nothing can break. To get a lesson back as it was, download it again (or,
-      in a clone, `git checkout` it).
+    - Change anything and run it again: nothing can break. To start a lesson over, as it was first given, run
+      `bash scripts/lessons.sh --reset NN` from the repository (NN is the lesson's number, e.g. `05`).
     - Cells that demonstrate an error are meant to show it: read the message, it is part of the lesson.
 
     Every lesson starts like this:
@@ -81,17 +86,21 @@ CELLS = [
     md("""
     ## Exercises, `check`, and hidden solutions
 
-    Each lesson ends with two or three exercises. Write your answer where it says `# your code here`, run the cell,
-    and `check("number", answer)` tells you whether it is right, or gives a hint. It never scolds and never shows a
-    long error: if your code fails, it says how.
+    Each lesson ends with two or three exercises. Replace the `...` with your code, run the cell, and
+    `check("number", answer)` tells you whether it is right, or why not, with a hint. It never scolds and never
+    shows a long error: if your code fails, it says how. Where an exercise uses a tape, pass the tape along too,
+    `check("0.1", answer, tape=tape, target=y, sources=x)` (the target and sources you gave `tape.gradient`): if
+    your gradient comes out `None`, `check` asks the tape why (forgot to watch `x`? computed outside the block?).
+    An answer that is still `...` is "not written yet"; a `None` your code produced is a real answer, explained.
 
     **Exercise 0.1** (a warm-up). Compute the derivative of $y = x^2 + 3x$ at $x = 2$ with a tape, and put it in
     `answer`. (It is $2x + 3 = 7$.)
     """),
     code("""
-    answer = None  # your code here
+    x = mt.Variable(2.0)
+    tape = y = answer = ...  # your code here: record y on a tape, then answer = tape.gradient(y, x)
 
-    check("0.1", answer)
+    check("0.1", answer, tape=tape, target=y, sources=x)
     """),
     md("""
     Below the exercise is its solution, in a **collapsed** cell: you see a thin bar or `⋯` instead of the code.
@@ -103,13 +112,24 @@ CELLS = [
         y = x**2 + 3 * x
     answer = tape.gradient(y, x)
 
-    check("0.1", answer)
+    check("0.1", answer, tape=tape, target=y, sources=x)
     """),
     md("""
     And a wrong answer? Here is what `check` says about `8.0`:
     """),
     code("""
     check("0.1", 8.0)
+    """),
+    md("""
+    And a gradient that came out `None`? With the tape passed along, `check` asks it why (here `x` is a constant,
+    which a tape does not watch on its own):
+    """),
+    code("""
+    x = mt.constant(2.0)
+    with mt.GradientTape() as tape:
+        y = x**2 + 3 * x
+
+    check("0.1", tape.gradient(y, x), tape=tape, target=y, sources=x)
     """),
     md("""
     ## The tape visualizer
@@ -147,7 +167,7 @@ CELLS = [
       repository, `bash scripts/lessons.sh` sets everything up and opens this page.
     - The visualizer says Graphviz is missing: install it (`sudo apt-get install graphviz`, or
       `brew install graphviz`); it lays out the graphs.
-    - A gradient is `None` and you do not see why: `tape.explain(target, sources)` says why (lesson 5).
+    - A gradient is `None` and you do not see why: `tape.explain(target, sources)` says why (lesson 6).
 
     ## Summary
 

@@ -228,9 +228,9 @@ CELLS = [
     Put the answer in `answer` as a list `[dg/dx, dg/dy]`.
     """),
     code("""
-    answer = None  # your code here
+    tape = g = x = y = answer = ...  # your code here: x, y, g recorded on a tape, answer = tape.gradient(g, [x, y])
 
-    check("1.2", answer)
+    check("1.2", answer, tape=tape, target=g, sources=[x, y])
     """),
     solution("""
     x, y = mt.Variable(1.0), mt.Variable(2.0)
@@ -238,7 +238,7 @@ CELLS = [
         g = x**2 * y + mt.sin(x)
     answer = tape.gradient(g, [x, y])
 
-    check("1.2", answer)
+    check("1.2", answer, tape=tape, target=g, sources=[x, y])
     """),
     md(r"""
     **Exercise 1.3.** A *central* difference, $\frac{f(w + h e_i) - f(w - h e_i)}{2h}$, costs two evaluations per
@@ -274,6 +274,6 @@ CELLS = [
       one backward pass give every partial derivative, exact up to floating-point rounding.
     - `mt.test_util.check_gradients` uses finite differences for what they are good at: testing the tape.
 
-    Next: [lesson 2](02_recording_and_watching.ipynb), what exactly a tape records and watches.
+    Next: [lesson 2](02_autodiff_by_hand.ipynb), reverse-mode autodiff built by hand, in 40 lines of Python.
     """),
 ]

@@ -1,7 +1,8 @@
 """Small helpers that turn a lesson written as Python (a list of cells) into a clean .ipynb, and run it.
 
 Lessons are generated, then executed top to bottom so that the committed outputs are exactly what
-nbval will compare against. Execution records no timings and no personal metadata.
+nbval will compare against. Execution records no timings and no personal metadata. Solution cells run
+(nbval runs them too) but keep no output: the saved notebook must not show the answers.
 """
 
 from __future__ import annotations
@@ -49,20 +50,33 @@ def raises(text: str) -> nbformat.NotebookNode:
     return code(text, "raises-exception")  # nbval's NBVAL_RAISES_EXCEPTION; JupyterLab's "Run all" goes on too
 
 
+SOLUTION = "solution"  # the tag of a solution cell
+
+
 def solution(text: str) -> list[nbformat.NotebookNode]:
-    """A one-line pointer and the solution cell, collapsed until the student opens it."""
+    """A one-line pointer and the solution cell, collapsed until the student opens it.
+
+    The cell is saved without outputs (they would show the answer), so nbval must not compare them.
+    """
     pointer = md(
         "<details><summary><b>Solution</b> (try first!)</summary>\n\n"
         "The solution is the collapsed code cell just below: click the <code>⋯</code> "
         "(or the blue bar at its left) to show it, or simply run it.\n</details>"
     )
-    return [pointer, code(text, "solution", hidden=True)]
+    return [pointer, code(text, SOLUTION, "nbval-ignore-output", hidden=True)]
 
 
-def notebook(cells: list) -> nbformat.NotebookNode:
+def is_solution(cell: nbformat.NotebookNode) -> bool:
+    return SOLUTION in cell.metadata.get("tags", [])
+
+
+def notebook(cells: list, solutions: bool = True) -> nbformat.NotebookNode:
+    """The notebook of a lesson; without `solutions` (the student edition), each solution and its pointer go."""
     flat = []
     for c in cells:
-        flat.extend(c if isinstance(c, list) else [c])
+        group = c if isinstance(c, list) else [c]
+        if solutions or not any(is_solution(cell) for cell in group):
+            flat.extend(group)
     nb = nbformat.v4.new_notebook()
     nb.cells = flat
     nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
@@ -85,7 +99,19 @@ def execute(nb: nbformat.NotebookNode, timeout: int = 120) -> nbformat.NotebookN
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.outputs = [_scrub(output) for output in cell.outputs]
+        if is_solution(cell):
+            _expect_correct(cell)
+            cell.outputs = []  # the answer stays hidden until the student runs the cell
     return nb
+
+
+def _expect_correct(cell: nbformat.NotebookNode) -> None:
+    """A solution that calls check() must be judged correct, or the lesson is not built: its output is not saved."""
+    if "check(" not in cell.source:
+        return
+    printed = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+    if ": correct!" not in printed:
+        raise RuntimeError(f"solution cell {cell.id} is not judged correct by check():\n{printed}")
 
 
 _KERNEL_DIR = re.compile(r"/tmp/ipykernel_\d+/")
@@ -115,8 +141,8 @@ def _language_info(nb: nbformat.NotebookNode) -> dict:
     return info
 
 
-def write(nb: nbformat.NotebookNode, name: str) -> Path:
-    path = NOTEBOOKS / name
+def write(nb: nbformat.NotebookNode, name: str, folder: Path = NOTEBOOKS) -> Path:
+    path = Path(folder) / name
     nbformat.validate(nb)
     nbformat.write(nb, str(path))
     return path

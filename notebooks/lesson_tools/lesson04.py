@@ -1,29 +1,38 @@
-"""Checkers for lesson 04: nested tapes."""
+"""Checkers for lesson 04: persistent tapes."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from lesson_tools._core import NotYet, exercise, expect_close
+from lesson_tools.checking import Evidence, NotYet, as_array, as_number, exercise, expect_gradient, items
 
 
-@exercise("4.1", "nest two tapes; call inner.gradient inside the outer with block, then outer.gradient on its result.")
-def second_derivative(answer: object) -> str:
-    expect_close(answer, 2 * np.cos(1.0) - np.sin(1.0), "your second derivative")
-    return "d²/dx² (x sin x) = 2 cos x - x sin x = 0.2391 at x = 1."
+@exercise(
+    "4.1",
+    "GradientTape(persistent=True), then two tape.gradient calls after the with block.",
+    evidence=("tape", "target", "sources"),
+    names=("x",),
+)
+def two_gradients(answer: object, evidence: Evidence) -> str:
+    dv_dx, du_dx = items(answer, 2, "a list of two gradients, [dv_dx, du_dx]")
+    right = (2 * np.sin(1.0) * np.cos(1.0), np.cos(1.0))
+    for value, what in ((dv_dx, "dv/dx"), (du_dx, "du/dx")):
+        if value is not None:
+            as_array(value, what)  # a string or a wrong type is named before the values are compared
+    if dv_dx is not None and du_dx is not None and np.allclose(as_array([dv_dx, du_dx]), right[::-1], rtol=1e-4):
+        raise NotYet("the two gradients are in the wrong order: the list should be [dv_dx, du_dx].")
+    expect_gradient(dv_dx, right[0], "dv/dx", evidence, ("x",))
+    expect_gradient(du_dx, right[1], "du/dx", evidence, ("x",))
+    return "dv/dx = 2 sin x cos x = 0.9093 and du/dx = cos x = 0.5403, from one recording."
 
 
-@exercise("4.2", "the inner tape gives the gradient (a vector of 2); the outer tape's jacobian of it is the Hessian.")
-def hessian(answer: object) -> str:
-    expect_close(answer, [[6.0, 4.0], [4.0, 2.0]], "your Hessian")
-    return "H = [[6 x0, 2 x1], [2 x1, 2 x0]]: symmetric, as every Hessian of a smooth function."
-
-
-@exercise("4.3", "is the outer tape still recording when the line runs? Look at the indentation.")
-def place(answer: object) -> str:
-    letter = str(answer).strip().upper()
-    if letter not in {"A", "B", "C"}:
-        raise NotYet(f"answer with one letter, 'A', 'B' or 'C', not {answer!r}.")
-    if letter != "C":
-        raise NotYet(f"in place {letter} the second derivative would work, but this code gets None.")
-    return "It runs after both blocks (place C); indent it once, into the outer block (place B)."
+@exercise("4.2", "each tanh keeps its own output (not its input): count the tanh ops.")
+def tanh_chain(answer: object, evidence: Evidence) -> str:
+    if answer is None:
+        raise NotYet("answer is None: put a whole number in it, your prediction (then measure it with tape.stats()).")
+    count = as_number(answer, "your count")
+    if count != round(count):
+        raise NotYet(f"{count:g} tensors? Tensors come whole: answer with a whole number.")
+    if count != 3:
+        raise NotYet(f"the tape keeps {'more' if count < 3 else 'fewer'} than {count:g} tensor(s).")
+    return "Three: each tanh keeps its output (8,000 bytes each), and x itself is not needed."

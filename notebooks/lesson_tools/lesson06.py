@@ -1,49 +1,50 @@
-"""Checkers for lesson 06: stop_gradient and custom_gradient."""
+"""Checkers for lesson 06: getting None."""
 
 from __future__ import annotations
 
 import minitape as mt
-from lesson_tools._core import NotYet, as_number, exercise
+from lesson_tools.checking import Evidence, NotYet, describe, exercise, expect_close, items, not_written
 
 
-def _value_and_gradient(fn: object, x: float, scale: float = 1.0) -> tuple[float, object]:
-    source = mt.constant(x)
-    with mt.GradientTape() as tape:
-        tape.watch(source)
-        out = fn(source)
-        if out is None:
-            raise NotYet("your function returned None: return a tensor.")
-        y = scale * out
-    return float(y), tape.gradient(y, source)
+@exercise("6.1", "x = x + 1.0 makes x a tensor; x.assign_add(1.0) changes the variable in place.", evidence=("x",))
+def keep_the_variable(answer: object, evidence: Evidence) -> str:
+    first, second = items(answer, 2, "the list of the two gradients, one per step")
+    x = evidence.given.get("x", Ellipsis)
+    if x is Ellipsis:
+        raise NotYet('pass x too, so the check can see what your loop made of it: check("6.1", answer, x=x).')
+    if not isinstance(x, mt.Variable):
+        raise NotYet(
+            f"after your loop x is {describe(x)}, no longer a mt.Variable: `x = x + 1.0` made a new tensor "
+            "(watching it only hides that). Update the variable in place with x.assign_add(1.0)."
+        )
+    if second is None:
+        raise NotYet("the second gradient is None: was the tape's y computed from the variable x?")
+    expect_close(first, 4.0, "the first gradient")
+    expect_close(second, 6.0, "the second gradient")
+    return "4 then 6: x stayed a variable, updated in place."
 
 
-@exercise("6.1", "x * mt.stop_gradient(...): the factors inside stop_gradient count as constants.")
-def partial_stop(fn: object) -> str:
-    value, grad = _value_and_gradient(fn, 2.0)
-    if abs(value - 8.0) > 1e-5:
-        raise NotYet(f"f(2) is {value:g}, but the value should still be x³ = 8.")
-    g = as_number(grad, "the gradient of f at 2")
-    if abs(g - 4.0) > 1e-5:
-        raise NotYet(f"the gradient at x = 2 is {g:g}; with two factors stopped it should be x² = 4.")
-    return "Value x³, gradient x²: the tape only sees the factor that was not stopped."
+@exercise("6.2", "tape.gradient(y, [w, extra], unconnected_gradients='zero') (or mt.UnconnectedGradients.ZERO).")
+def zeros(answer: object, evidence: Evidence) -> str:
+    dw, dextra = items(answer, 2, "the list of two gradients, [dy/dw, dy/dextra]")
+    if dw is None:
+        raise NotYet("dy/dw is None: compute y = w * 3.0 inside the tape's with block.")
+    expect_close(dw, 3.0, "dy/dw")
+    if dextra is None:
+        raise NotYet("dy/dextra is still None (y does not use extra): ask for zeros with unconnected_gradients='zero'.")
+    expect_close(dextra, [0.0, 0.0], "dy/dextra")
+    return "Zeros with the source's shape, (2,), instead of None."
 
 
-@exercise("6.2", "inside, define grad(upstream) returning mt.clip_by_value(upstream, -1.0, 1.0); return (x, grad).")
-def clip(fn: object) -> str:
-    value, grad = _value_and_gradient(fn, 3.0, scale=5.0)
-    if abs(value - 15.0) > 1e-5:
-        raise NotYet(f"5 * clip_gradient(3) is {value:g}; the value should pass unchanged (15).")
-    g = as_number(grad, "the gradient of 5 * clip_gradient(x)")
-    if abs(g - 1.0) > 1e-6:
-        raise NotYet(f"the gradient of 5 * clip_gradient(x) is {g:g}, not the clipped 1.")
-    return "The upstream gradient 5 was clipped to 1 on its way back."
-
-
-@exercise("6.3", "the message names the op that produced the NaN and the forward op whose gradient it was computing.")
-def sqrt_nan(answer: object) -> str:
-    name = str(answer).strip()
-    if name.lower() in {"realdiv", "div", "mul"}:
-        raise NotYet(f"{name} is the op that computed the NaN; which forward op's gradient was it computing?")
-    if name.lower() != "sqrt":
-        raise NotYet(f"{name!r} is not the op named after 'in the backward pass of'.")
-    return "Sqrt: its derivative 1/(2√z) is infinite at 0, and 0 · ∞ (here 0/0) is NaN."
+@exercise("6.3", "explanation = tape.explain(y, scale); print(explanation); answer = explanation.reasons[0].kind")
+def find_the_cut(answer: object, evidence: Evidence) -> str:
+    if answer is Ellipsis:
+        raise not_written("answer")
+    if hasattr(answer, "reasons"):
+        raise NotYet("answer is the whole explanation: take the kind of its first reason, explanation.reasons[0].kind.")
+    kind = getattr(answer, "kind", answer)
+    if not isinstance(kind, str):
+        raise NotYet(f"answer should be a string like 'no_path', not {describe(kind)}.")
+    if kind != "stop_gradient":
+        raise NotYet(f"{kind!r} is not what explain() says for scale: print the explanation and read its kind.")
+    return "normalise divides by mt.stop_gradient(norm * scale): scale sits inside the cut."

@@ -1,52 +1,81 @@
-"""Checkers for lesson 07: gradients of a model, training steps."""
+"""Checkers for lesson 07: stop_gradient and custom_gradient."""
 
 from __future__ import annotations
 
-import numpy as np
-
 import minitape as mt
-from lesson_tools._core import NotYet, as_number, exercise
+from lesson_tools.checking import NotYet, as_number, describe, exercise, expect_function, not_written
 
 
-@exercise("7.1", "a Dense layer has a kernel W (inputs x units) and a bias b (units).")
-def dense_variables(answer: object) -> str:
-    if not isinstance(answer, (list, tuple)) or len(answer) != 2:
-        raise NotYet("answer should be a pair: (number of variables, number of numbers).")
-    variables, numbers = int(answer[0]), int(answer[1])
-    if variables != 2:
-        raise NotYet(f"{variables} variable(s)? Look at layer.trainable_variables.")
-    if numbers != 15:
-        raise NotYet(f"{numbers} numbers? The kernel is 4 x 3 and the bias has 3 entries.")
-    return "Two variables, kernel (4, 3) and bias (3,): 12 + 3 = 15 numbers."
-
-
-def _tiny_model() -> object:
-    mt.keras.utils.set_random_seed(1)
-    model = mt.keras.Sequential([mt.keras.layers.Dense(1)])
-    model(np.zeros((1, 2), dtype="float32"))
-    return model
-
-
-def _reference_step(model: object, x: np.ndarray, y: np.ndarray, learning_rate: float) -> float:
+def _value_and_gradient(fn: object, name: str, x: float, scale: float = 1.0) -> tuple[float, object]:
+    """Run the student's function on a watched constant x: the value of scale * fn(x), and its gradient."""
+    expect_function(fn, name)
+    source = mt.constant(x)
     with mt.GradientTape() as tape:
-        loss = mt.reduce_mean(mt.square(model(x) - y))
-    for variable, gradient in zip(model.trainable_variables, tape.gradient(loss, model.trainable_variables)):
-        variable.assign_sub(learning_rate * gradient)
-    return float(loss)
+        tape.watch(source)
+        try:
+            out = fn(source)
+        except TypeError as error:
+            if "unpack" in str(error):  # custom_gradient unpacks (value, grad) from what the function returned
+                raise NotYet(
+                    f"{name} must return two things, the value and the grad function: `return mt.identity(x), grad` "
+                    f"(it returned {'nothing' if 'NoneType' in str(error) else 'something else'})."
+                ) from None
+            raise NotYet(f"calling {name}(x) raised TypeError: {error}") from None
+        except Exception as error:
+            first = str(error).splitlines()[0] if str(error) else ""
+            raise NotYet(f"calling {name}(x) raised {type(error).__name__}: {first}") from None
+        if out is None:
+            raise NotYet(f"{name}(x) returned None: end it with `return` and a tensor.")
+        if not hasattr(out, "numpy"):
+            raise NotYet(f"{name}(x) returned {describe(out)}: return a tensor computed from x with mt ops.")
+        y = scale * out
+    try:
+        gradient = tape.gradient(y, source)
+    except Exception as error:
+        first = str(error).splitlines()[0] if str(error) else ""
+        raise NotYet(f"the gradient through {name} raised {type(error).__name__}: {first}") from None
+    return float(y), gradient
 
 
-@exercise("7.2", "loss inside `with mt.GradientTape() as tape:`; then for each (variable, gradient): assign_sub.")
-def sgd(fn: object) -> str:
-    x = np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.5]], dtype="float32")
-    y = np.array([[1.0], [0.0], [2.0]], dtype="float32")
-    yours, reference = _tiny_model(), _tiny_model()
-    losses = []
-    for _ in range(3):
-        losses.append(as_number(fn(yours, x, y, 0.05), "the loss your sgd_step returned"))
-        _reference_step(reference, x, y, 0.05)
-    for a, b in zip(yours.get_weights(), reference.get_weights()):
-        if not np.allclose(a, b, atol=1e-5):
-            raise NotYet("after 3 steps the weights differ from plain gradient descent on the mean squared error.")
-    if not losses[2] < losses[0]:
-        raise NotYet("the loss did not go down over 3 steps.")
-    return f"3 steps of gradient descent: the loss went from {losses[0]:.3f} to {losses[2]:.3f}."
+@exercise("7.1", "x * mt.stop_gradient(...): the factors inside stop_gradient count as constants.")
+def partial_stop(fn: object, evidence: object) -> str:
+    value, grad = _value_and_gradient(fn, "f", 2.0)
+    if abs(value - 8.0) > 1e-5:
+        raise NotYet(f"f(2) is {value:g}, but the value should still be x³ = 8.")
+    if grad is None:
+        raise NotYet("the gradient of f is None: all three factors are inside stop_gradient; leave one x outside.")
+    g = as_number(grad, "the gradient of f at 2")
+    if abs(g - 12.0) < 1e-5:
+        raise NotYet("the gradient at x = 2 is 12 = 3x²: nothing was stopped. Put two factors inside mt.stop_gradient.")
+    if abs(g - 4.0) > 1e-5:
+        raise NotYet(f"the gradient at x = 2 is {g:g}; with two factors stopped it should be x² = 4.")
+    return "Value x³, gradient x²: the tape only sees the factor that was not stopped."
+
+
+@exercise("7.2", "inside, define grad(upstream) returning mt.clip_by_value(upstream, -1.0, 1.0); return (x, grad).")
+def clip(fn: object, evidence: object) -> str:
+    value, grad = _value_and_gradient(fn, "clip_gradient", 3.0, scale=5.0)
+    if abs(value - 15.0) > 1e-5:
+        raise NotYet(f"5 * clip_gradient(3) is {value:g}; the value should pass unchanged (15).")
+    if grad is None:
+        raise NotYet("the gradient through clip_gradient is None: your grad function must return the clipped upstream.")
+    g = as_number(grad, "the gradient of 5 * clip_gradient(x)")
+    if abs(g - 5.0) < 1e-6:
+        raise NotYet("the gradient of 5 * clip_gradient(x) is 5: the upstream gradient was not clipped to [-1, 1].")
+    if abs(g - 1.0) > 1e-6:
+        raise NotYet(f"the gradient of 5 * clip_gradient(x) is {g:g}, not the clipped 1.")
+    return "The upstream gradient 5 was clipped to 1 on its way back."
+
+
+@exercise("7.3", "the message names the op that produced the NaN and the forward op whose gradient it was computing.")
+def sqrt_nan(answer: object, evidence: object) -> str:
+    if answer is Ellipsis:
+        raise not_written("answer")
+    if not isinstance(answer, str):
+        raise NotYet(f'answer should be an op\'s name as a string, like "Mul", not {describe(answer)}.')
+    name = answer.strip()
+    if name.lower() in {"realdiv", "div", "mul"}:
+        raise NotYet(f"{name} is the op that computed the NaN; which forward op's gradient was it computing?")
+    if name.lower() != "sqrt":
+        raise NotYet(f"{name!r} is not the op named after 'in the backward pass of'.")
+    return "Sqrt: its derivative 1/(2√z) is infinite at 0, and 0 · ∞ (here 0/0) is NaN."

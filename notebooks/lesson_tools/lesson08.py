@@ -1,29 +1,83 @@
-"""Checkers for lesson 08: forward and reverse mode."""
+"""Checkers for lesson 08: gradients of a model, training steps."""
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 
-from lesson_tools._core import NotYet, as_number, exercise, expect_close
+import minitape as mt
+from lesson_tools.checking import NotYet, as_number, call, exercise, expect_function, items
+
+# Names whose use means an optimizer (or fit, which uses one) did the update instead of the student's assign_sub.
+OPTIMIZER_NAMES = {"optimizers", "optimizer", "apply_gradients", "minimize", "fit", "compile", "SGD", "Adam", "RMSprop"}
 
 
-@exercise("8.1", "ForwardAccumulator(x, u) around the computation of h, then acc.jvp(h).")
-def directional(answer: object) -> str:
-    x, u = np.array([0.5, 1.0, 1.5]), np.array([1.0, -1.0, 2.0])
-    expected = float(np.sum((2 * x * np.cos(x) - x**2 * np.sin(x)) * u))
-    value = as_number(answer, "your directional derivative")
-    if not np.isclose(value, expected, rtol=1e-4):
-        raise NotYet(f"your directional derivative is {value:.6f}, which is not ∇h(x)·u.")
-    return f"∇h(x)·u = {expected:.4f}, in one forward pass."
+@exercise("8.1", "a Dense layer has a kernel W (inputs x units) and a bias b (units).")
+def dense_variables(answer: object, evidence: object) -> str:
+    pair = items(answer, 2, "a pair: (number of variables, number of numbers)")
+    counts = [as_number(v, name) for v, name in zip(pair, ("the number of variables", "the number of numbers"))]
+    for count, name in zip(counts, ("the number of variables", "the number of numbers")):
+        if count != round(count):
+            raise NotYet(f"{name} is {count:g}: a count is a whole number.")
+    variables, numbers = (int(c) for c in counts)
+    if variables != 2:
+        raise NotYet(f"{variables} variable(s)? Look at layer.trainable_variables.")
+    if numbers != 15:
+        raise NotYet(f"{numbers} numbers? The kernel is 4 x 3 and the bias has 3 entries.")
+    return "Two variables, kernel (4, 3) and bias (3,): 12 + 3 = 15 numbers."
 
 
-@exercise("8.2", "tape.gradient(y, x, output_gradients=mt.constant([2.0, -1.0])) weights each output.")
-def vjp(answer: object) -> str:
-    expect_close(answer, [2 * 3.0 - np.cos(2.0), 2 * 2.0], "your VJP")
-    return "vᵀJ = 2·(first row) - 1·(second row) = (6 - cos 2, 4)."
+def _names_used(code: types.CodeType) -> set[str]:
+    """Every global and attribute name a function's code (and the functions defined inside it) refers to."""
+    names = set(code.co_names)
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            names |= _names_used(constant)
+    return names
 
 
-@exercise("8.3", "put the tape (and tape.gradient) inside the ForwardAccumulator block; then acc.jvp of the gradient.")
-def hvp(answer: object) -> str:
-    expect_close(answer, [2 * 0.0 * 1 + 2 * 1.0 * 2, 2 * 1.0 * 1 + 1.0 * 2], "your Hessian-vector product")
-    return "H = [[2 x1, 2 x0], [2 x0, e^x1]] = [[0, 2], [2, 1]], so H v = (4, 4)."
+def _tiny_model() -> object:
+    mt.keras.utils.set_random_seed(1)
+    model = mt.keras.Sequential([mt.keras.layers.Dense(1)])
+    model(np.zeros((1, 2), dtype="float32"))
+    return model
+
+
+def _reference_step(model: object, x: np.ndarray, y: np.ndarray, learning_rate: float) -> float:
+    with mt.GradientTape() as tape:
+        loss = mt.reduce_mean(mt.square(model(x) - y))
+    for variable, gradient in zip(model.trainable_variables, tape.gradient(loss, model.trainable_variables)):
+        variable.assign_sub(learning_rate * gradient)
+    return float(loss)
+
+
+@exercise("8.2", "loss inside `with mt.GradientTape() as tape:`; then for each (variable, gradient): assign_sub.")
+def sgd(fn: object, evidence: object) -> str:
+    expect_function(fn, "sgd_step")
+    code = getattr(fn, "__code__", None)
+    used = sorted(_names_used(code) & OPTIMIZER_NAMES) if code is not None else []
+    if used:
+        raise NotYet(
+            f"sgd_step uses {', '.join(used)}: the exercise asks for the update by hand, without an optimizer. "
+            "Write variable.assign_sub(learning_rate * gradient) for each variable."
+        )
+    x = np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.5]], dtype="float32")
+    y = np.array([[1.0], [0.0], [2.0]], dtype="float32")
+    yours, reference = _tiny_model(), _tiny_model()
+    losses = []
+    for _ in range(3):
+        loss = call(fn, (yours, x, y, 0.05), "sgd_step(model, x, y, 0.05)")
+        if loss is None:
+            raise NotYet("sgd_step returned None: return the loss.")
+        losses.append(as_number(loss, "the loss your sgd_step returned"))
+        _reference_step(reference, x, y, 0.05)
+    before = _tiny_model().get_weights()
+    if all(np.array_equal(a, b) for a, b in zip(yours.get_weights(), before)):
+        raise NotYet("after 3 steps the weights have not changed: update each variable with assign_sub.")
+    for a, b in zip(yours.get_weights(), reference.get_weights()):
+        if not np.allclose(a, b, atol=1e-5):
+            raise NotYet("after 3 steps the weights differ from plain gradient descent on the mean squared error.")
+    if not losses[2] < losses[0]:
+        raise NotYet("the loss did not go down over 3 steps.")
+    return f"3 steps of gradient descent: the loss went from {losses[0]:.3f} to {losses[2]:.3f}."

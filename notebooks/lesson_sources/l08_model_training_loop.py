@@ -1,20 +1,21 @@
-"""Lesson 07: gradients of a model, and a custom training loop next to `fit`."""
+"""Lesson 08: gradients of a model, and a custom training loop next to `fit`."""
 
 from nb import code, md, solution, volatile
 
-NAME = "07_model_and_training_loop.ipynb"
+NAME = "08_model_and_training_loop.ipynb"
 TITLE = "Gradients of a model and a custom training loop"
 
 CELLS = [
     md(r"""
-    # Lesson 7 · Gradients of a model and a custom training loop
+    # Lesson 8 · Gradients of a model and a custom training loop
 
     **Learning goals.** After this lesson you can
     - list a model's trainable variables and take the gradient of a loss with respect to all of them;
     - train a small convolutional network with `model.compile()` / `model.fit()`;
     - write the same training as a loop around `GradientTape`: forward pass, loss, `tape.gradient`,
       `optimizer.apply_gradients`; and show that both give the same weights;
-    - look at one training step's tape, grouped by layer.
+    - look at one training step's tape, grouped by layer;
+    - customise the training step by overriding `Model.train_step`, and keep `fit`.
 
     **A training step** is one gradient-descent update of every parameter $\theta$ on a batch $B$:
 
@@ -179,7 +180,7 @@ CELLS = [
     plt.show()
     assert step_losses[-1] < step_losses[0] / 5
     """),
-    md("""
+    md(r"""
     Why write the loop by hand, when `fit` exists? Because then you can change any step: clip or inspect gradients,
     train two networks against each other, add a penalty on the gradient itself (a nested tape), or log what you
     like. Everything else stays the same four lines.
@@ -187,7 +188,20 @@ CELLS = [
     ## 5. One training step's tape, grouped by layer
 
     Each layer runs inside `mt.name_scope(layer.name)`, so its records carry the layer's name and the visualizer
-    groups them into one collapsible box per layer. Record one step on a small batch:
+    groups them into one collapsible box per layer. Record one step on a small batch.
+
+    **What to look at.** The graph is big, so follow one thread at a time:
+    - **left to right, the forward pass**: the image batch (a constant of shape `(4, 8, 8, 1)`) enters the model's
+      box, which holds one box per layer (click a frame to fold or unfold it: each `conv2d` box is a `Conv2D`, an
+      `AddV2` for the bias and a `Relu`). The loss has a box of its own at the right: one fused op
+      `SparseSoftmaxCrossEntropyWithLogits` (log-softmax and the picked entries, one loss per image) and a `Mean`.
+      Step (▶ or the slider) until the `Mean` shows the loss, near $\ln 10 \approx 2.3$ for an untrained model.
+    - **right to left, the backward pass**: the seed $1$ starts at the `Mean`. Watch it enter the *last* `dense`
+      box first: the last layer's variables get their gradients first, the first convolution's kernel last. That
+      is the forward order reversed, as on the 40-line tape of lesson 2.
+    - **the variables**: each kernel and bias is a node of its own inside its layer's box. Click one: its gradient
+      has its shape (the first kernel, `(3, 3, 1, 8)`, gets a `(3, 3, 1, 8)` gradient).
+    - **what is not there**: the optimizer. Adam's update happens after `tape.gradient`, outside the tape.
     """),
     volatile("""
     from minitape import widgets
@@ -201,26 +215,72 @@ CELLS = [
     view
     """),
     md(r"""
+    ## 6. Keep `fit`, change the step: overriding `train_step`
+
+    `fit` is a loop that calls `model.train_step(batch)` for every batch, and the default `train_step` is the
+    hand-written step of section 4. So you can customise a step and keep everything else `fit` offers (epochs,
+    batches, shuffling, callbacks, validation, the history): subclass the model and override `train_step`. It
+    receives a batch `(x, y)` and returns the logs, a dict of metric values. Here the step clips each gradient to a
+    norm of at most 1 before the update, a common guard against exploding gradients, and counts its calls to prove
+    that `fit` really used it:
+    """),
+    volatile("""
+    class ClippedDigitsCNN(DigitsCNN):
+        steps_run = 0
+
+        def train_step(self, data):
+            x, y = data
+            with mt.GradientTape() as tape:
+                logits = self(x, training=True)
+                loss = self.compute_loss(x, y, logits)
+            gradients = tape.gradient(loss, self.trainable_variables)
+            gradients = [mt.clip_by_norm(g, 1.0) for g in gradients]  # the customisation
+            self.optimizer.apply_gradients(zip(gradients, self.trainable_variables))
+            self.steps_run += 1
+            for metric in self.metrics:  # the loss tracker, then the compiled metrics
+                if metric.name == "loss":
+                    metric.update_state(loss)
+                else:
+                    metric.update_state(y, logits)
+            return {metric.name: float(metric.result()) for metric in self.metrics}
+
+
+    keras.utils.set_random_seed(0)
+    clipped = ClippedDigitsCNN()
+    clipped.compile(optimizer=keras.optimizers.Adam(learning_rate=0.01), loss=loss_fn, metrics=["accuracy"])
+    clipped_history = clipped.fit(x_train, y_train, batch_size=BATCH, epochs=2, shuffle=False, verbose=0)
+
+    batches = -(-len(x_train) // BATCH)
+    print(f"fit called our train_step {clipped.steps_run} times (2 epochs x {batches} batches)")
+    for epoch, (loss, accuracy) in enumerate(zip(clipped_history.history["loss"], clipped_history.history["accuracy"]), 1):
+        print(f"epoch {epoch}: loss {loss:.3f}, accuracy {accuracy:.1%}")
+    assert clipped.steps_run == 2 * batches
+    assert clipped_history.history["loss"][1] < clipped_history.history["loss"][0]
+    """),
+    md(r"""
+    Keras names the same hooks for evaluation (`test_step`, used by `evaluate`) and prediction. Override the step,
+    not the loop: you keep the progress bar, the callbacks and the history for free.
+
     ## Exercises
 
-    **Exercise 7.1.** A `keras.layers.Dense(3)` layer is called on inputs with 4 features. How many trainable
+    **Exercise 8.1.** A `keras.layers.Dense(3)` layer is called on inputs with 4 features. How many trainable
     variables does it have, and how many numbers do they hold in total? Answer with the pair
     `(variables, numbers)` (build one and look, or work it out from $y = xW + b$).
     """),
     code("""
-    answer = None  # (number of variables, number of numbers)
+    answer = ...  # (number of variables, number of numbers)
 
-    check("7.1", answer)
+    check("8.1", answer)
     """),
     solution("""
     layer = keras.layers.Dense(3)
     layer(np.zeros((1, 4), dtype="float32"))
     answer = (len(layer.trainable_variables), sum(int(np.prod(v.shape)) for v in layer.trainable_variables))
 
-    check("7.1", answer)
+    check("8.1", answer)
     """),
     md("""
-    **Exercise 7.2.** Write `sgd_step(model, x, y, learning_rate)` by hand, **without an optimizer**: compute the
+    **Exercise 8.2.** Write `sgd_step(model, x, y, learning_rate)` by hand, **without an optimizer**: compute the
     mean squared error between `model(x)` and `y` with a tape, then update every trainable variable in place with
     `variable.assign_sub(learning_rate * gradient)`. Return the loss. The check trains a tiny model with it and
     compares with a reference.
@@ -230,7 +290,7 @@ CELLS = [
         ...  # your code here
 
 
-    check("7.2", sgd_step)
+    check("8.2", sgd_step)
     """),
     solution("""
     def sgd_step(model, x, y, learning_rate):
@@ -242,7 +302,7 @@ CELLS = [
         return loss
 
 
-    check("7.2", sgd_step)
+    check("8.2", sgd_step)
     """),
     md("""
     ## Summary
@@ -253,7 +313,8 @@ CELLS = [
       optimizer they give the same model.
     - Writing the loop yourself is how you customise training; the tape of a step, grouped by layer, shows what it
       computes.
+    - To customise a step but keep `fit`, override `train_step(self, data)`: `fit` calls it once per batch.
 
-    Next: [lesson 8](08_forward_vs_reverse_mode.ipynb), forward mode and why training uses reverse mode.
+    Next: [lesson 9](09_forward_vs_reverse_mode.ipynb), forward mode and why training uses reverse mode.
     """),
 ]

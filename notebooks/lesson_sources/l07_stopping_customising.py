@@ -1,13 +1,13 @@
-"""Lesson 06: stopping and customising gradients (the softplus NaN)."""
+"""Lesson 07: stopping and customising gradients (the softplus NaN)."""
 
-from nb import code, md, raises, solution, volatile
+from nb import code, md, solution, volatile
 
-NAME = "06_stopping_and_custom_gradients.ipynb"
+NAME = "07_stopping_and_custom_gradients.ipynb"
 TITLE = "Stopping and customising gradients"
 
 CELLS = [
     md(r"""
-    # Lesson 6 · Stopping and customising gradients
+    # Lesson 7 · Stopping and customising gradients
 
     **Learning goals.** After this lesson you can
     - cut a gradient path on purpose with `mt.stop_gradient`;
@@ -73,13 +73,16 @@ CELLS = [
     every op check its output, forwards and backwards, and stop at the first NaN or infinity, naming the op and its
     inputs:
     """),
-    raises("""
+    code("""
     z = mt.constant(100.0)
-    with mt.debugging.check_numerics_scope():
-        with mt.GradientTape() as tape:
-            tape.watch(z)
-            y = naive_softplus(z)
-        tape.gradient(y, z)
+    try:
+        with mt.debugging.check_numerics_scope():
+            with mt.GradientTape() as tape:
+                tape.watch(z)
+                y = naive_softplus(z)
+            tape.gradient(y, z)
+    except mt.errors.InvalidArgumentError as error:  # print only the message, not the engine's traceback
+        print(type(error).__name__ + ":", error)
     """),
     md(r"""
     It stops in the forward pass already, at `Exp`, whose input was 100. The numbers are right; the formula is
@@ -160,6 +163,15 @@ CELLS = [
     The tape visualizer replays the naive softplus at $z = 100$: step forward to see `Exp` produce `inf`, then
     backward to see $\\frac{1}{u} = 0$ meet $e^z = \\infty$ and turn into NaN. Both are highlighted where they
     first appear.
+
+    What to look for, step by step:
+    - the **first forward step**, `Exp`: its input is $100$, its output `inf`, flagged as the first non-finite value.
+      `AddV2` and `Log` then just carry the `inf` along: the value of softplus is already lost here;
+    - the **first backward step**, `Log`: the upstream $1$ times $\\frac{1}{u} = \\frac{1}{\\infty} = 0$ gives $0$.
+      No warning yet: a zero is a perfectly good number;
+    - `AddV2` passes the $0$ through unchanged;
+    - the **last backward step**, `Exp`: the upstream $0$ times $e^z = \\infty$. That product, $0 \\cdot \\infty$, is
+      the NaN, flagged at this exact op. It is the gradient the tape returns for $z$.
     """),
     volatile("""
     from minitape import widgets
@@ -176,7 +188,7 @@ CELLS = [
     md(r"""
     ## Exercises
 
-    **Exercise 6.1.** Write `f(x)` such that its value is $x^3$ but its gradient with respect to `x` is only
+    **Exercise 7.1.** Write `f(x)` such that its value is $x^3$ but its gradient with respect to `x` is only
     $x^2$ (treat two of the three factors as constants). Check: at $x = 2$, value $8$ and gradient $4$.
     """),
     code("""
@@ -184,17 +196,17 @@ CELLS = [
         ...  # your code here
 
 
-    check("6.1", f)
+    check("7.1", f)
     """),
     solution("""
     def f(x):
         return x * mt.stop_gradient(x * x)
 
 
-    check("6.1", f)
+    check("7.1", f)
     """),
     md(r"""
-    **Exercise 6.2.** *Gradient clipping.* Write `clip_gradient(x)` with `@mt.custom_gradient`: its value is `x`
+    **Exercise 7.2.** *Gradient clipping.* Write `clip_gradient(x)` with `@mt.custom_gradient`: its value is `x`
     unchanged, but the gradient that flows back through it is clipped to $[-1, 1]$
     (`mt.clip_by_value(upstream, -1.0, 1.0)`). Check: the gradient of `5 * clip_gradient(x)` is 1, not 5.
     """),
@@ -204,7 +216,7 @@ CELLS = [
         ...  # your code here: return the value and a grad function
 
 
-    check("6.2", clip_gradient)
+    check("7.2", clip_gradient)
     """),
     solution("""
     @mt.custom_gradient
@@ -215,17 +227,17 @@ CELLS = [
         return mt.identity(x), grad
 
 
-    check("6.2", clip_gradient)
+    check("7.2", clip_gradient)
     """),
     md(r"""
-    **Exercise 6.3.** The gradient of $\sqrt{z} \cdot 0$ at $z = 0$ is NaN. Run it under
+    **Exercise 7.3.** The gradient of $\sqrt{z} \cdot 0$ at $z = 0$ is NaN. Run it under
     `mt.debugging.check_numerics_scope()`, read the message, and put in `answer` the name of the forward op whose
     **gradient** was being computed when the NaN appeared (a string).
     """),
     code("""
-    answer = None  # an op name, like "Mul"
+    answer = ...  # an op name, like "Mul"
 
-    check("6.3", answer)
+    check("7.3", answer)
     """),
     solution("""
     z = mt.constant(0.0)
@@ -239,7 +251,7 @@ CELLS = [
         print(str(error).splitlines()[0])
     answer = "Sqrt"  # d sqrt(z)/dz = 1 / (2 sqrt z) = 1/0; times the upstream 0 gives 0/0 = NaN
 
-    check("6.3", answer)
+    check("7.3", answer)
     """),
     md(r"""
     ## Summary
@@ -251,6 +263,6 @@ CELLS = [
     - `@mt.custom_gradient` replaces the gradient of a whole function: use it for stability, clipping, or
       tricks like straight-through estimators.
 
-    Next: [lesson 7](07_model_and_training_loop.ipynb), the gradients of a whole model.
+    Next: [lesson 8](08_model_and_training_loop.ipynb), the gradients of a whole model.
     """),
 ]

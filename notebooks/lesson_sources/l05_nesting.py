@@ -1,18 +1,18 @@
-"""Lesson 04: nested tapes, higher-order derivatives, Jacobians and Hessians."""
+"""Lesson 05: nested tapes, higher-order derivatives, Jacobians and Hessians."""
 
 from nb import code, md, solution, volatile
 
-NAME = "04_nesting_higher_order.ipynb"
+NAME = "05_nesting_higher_order.ipynb"
 TITLE = "Nested tapes and higher-order derivatives"
 
 CELLS = [
     md(r"""
-    # Lesson 4 · Nested tapes and higher-order derivatives
+    # Lesson 5 · Nested tapes and higher-order derivatives
 
     **Learning goals.** After this lesson you can
     - take a second derivative by nesting one `GradientTape` inside another, and explain why that works;
     - name the three places where the inner gradient may be computed, and the one place where the second
-      derivative comes back `None`;
+      derivative comes back `None` (even with `persistent=True`), and what `gradient` costs inside its own tape;
     - compute partial derivatives of a function of several inputs, a Jacobian and a Hessian.
 
     **The key idea.** `tape.gradient` is not magic: it computes the gradient with ordinary ops (multiplications,
@@ -41,6 +41,29 @@ CELLS = [
 
     print("dy/dx   =", dy_dx)
     print("d2y/dx2 =", d2y_dx2)
+    """),
+    md(r"""
+    ### What the outer tape recorded, drawn
+
+    The outer tape does not know that `dy_dx` is "a derivative": to it, `dy_dx` is the result of a few ops it
+    recorded. Draw them. Make the outer tape persistent, so that its records survive for the viewer, and look for
+    two parts: the forward op of $y = x^3$ (a `Pow`, recorded by both tapes), and the ops that `inner.gradient`
+    ran to compute $3x^2$: a second `Pow` ($x^2$) and a `Mul` (by $3$). Those are the **gradient's own ops**. Step
+    through the forward pass: it ends at $3$, the first derivative. The backward pass over the gradient's own ops
+    then gives $\frac{d}{dx} 3x^2 = 6x = 6$: the second derivative.
+    """),
+    volatile("""
+    from minitape.widgets import TapeView
+
+    x = mt.Variable(1.0, name="x")
+    with mt.GradientTape(persistent=True) as outer:
+        with mt.GradientTape() as inner:
+            y = x**3
+        dy_dx = inner.gradient(y, x)  # its ops are recorded on `outer`
+
+    view = TapeView(outer, dy_dx, [x])
+    assert float(dy_dx) == 3.0 and float(outer.gradient(dy_dx, x)) == 6.0
+    view
     """),
     md(r"""
     ## 2. Where may the inner gradient be computed?
@@ -76,6 +99,60 @@ CELLS = [
         print(f"place {place}: first = {float(first)}, second = {second if second is None else float(second)}")
     """),
     md(r"""
+    ### `persistent=True` does not rescue place C
+
+    A tempting fix for place C is to make both tapes persistent. It changes nothing:
+    """),
+    code("""
+    x = mt.Variable(1.0)
+    with mt.GradientTape(persistent=True) as outer:
+        with mt.GradientTape(persistent=True) as inner:
+            y = x**3
+    first = inner.gradient(y, x)  # place C: after both blocks
+    print("first derivative:", float(first), "  second derivative:", outer.gradient(first, x))
+    print("but outer can still differentiate what it did record: dy/dx =", float(outer.gradient(y, x)))
+    del outer, inner
+    """),
+    md(r"""
+    Two different things are at play. **Recording** happens only while the `with` block is open: an op is recorded
+    if it runs between the block's start and its end. **Persistence** is about what happens *after*: a persistent
+    tape keeps its records so that `gradient` can be called on them more than once. `persistent=True` never
+    extends the recording window. In place C the ops that computed `first` ($3 \cdot x^2$) ran after `outer`'s
+    block had closed, so `outer` has no record of them: for `outer`, `first` is a constant that came from
+    outside, and its gradient is `None`. What `outer` did record, $y = x^3$, it still answers for, as many
+    times as asked.
+
+    ### Calling `gradient` inside the tape's own block, and what it costs
+
+    Place A (inside the inner block) works, but look at what it costs. `gradient` computes with ordinary ops; if
+    it runs while a tape is recording, **that tape records the backward ops too**, including the tape whose
+    gradient is being computed. Measure it with `tape.stats()` on a vector of 1,000 float64 numbers:
+    """),
+    code("""
+    import warnings
+
+    xs = mt.constant(np.linspace(0.0, 1.0, 1000))
+    for inside in [False, True]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with mt.GradientTape(persistent=True) as tape:
+                tape.watch(xs)
+                s = mt.reduce_sum(mt.sin(mt.exp(xs)))
+                if inside:
+                    grad = tape.gradient(s, xs)
+            if not inside:
+                grad = tape.gradient(s, xs)
+        print(f"gradient {'inside' if inside else 'after '} the block: {tape.stats()}")
+        for warning in caught:
+            print("   warning:", str(warning.message).split(":")[0])
+        del tape
+    """),
+    md(r"""
+    Called inside its own block, `gradient` doubled the tape (3 forward records, then 3 more for the backward
+    pass) and quadrupled what it keeps alive, and every later op on that tape is recorded on top. That is the
+    price of place A, and the reason for the warning: call `gradient` **after** the tape's block, unless you want
+    the backward ops recorded, which is exactly what an outer tape wants for a second derivative (place B).
+
     ## 3. Partial derivatives of several inputs
 
     For $y = x^3 + 2t$:
@@ -168,13 +245,13 @@ CELLS = [
     md(r"""
     ## Exercises
 
-    **Exercise 4.1.** Compute $\frac{d^2}{dx^2}\big(x \sin x\big)$ at $x = 1$ with nested tapes
+    **Exercise 5.1.** Compute $\frac{d^2}{dx^2}\big(x \sin x\big)$ at $x = 1$ with nested tapes
     (the answer is $2\cos 1 - \sin 1$). Store it in `answer`.
     """),
     code("""
-    answer = None  # your code here
+    outer = dy_dx = x = answer = ...  # your code here: nested tapes, answer = outer.gradient(dy_dx, x)
 
-    check("4.1", answer)
+    check("5.1", answer, tape=outer, target=dy_dx, sources=x)
     """),
     solution("""
     x = mt.Variable(1.0)
@@ -184,15 +261,15 @@ CELLS = [
         dy_dx = inner.gradient(y, x)
     answer = outer.gradient(dy_dx, x)
 
-    check("4.1", answer)
+    check("5.1", answer, tape=outer, target=dy_dx, sources=x)
     """),
     md(r"""
-    **Exercise 4.2.** Compute the Hessian of $g(x) = x_0^3 + x_0 x_1^2$ at $x = (1, 2)$ as a $2 \times 2$ tensor.
+    **Exercise 5.2.** Compute the Hessian of $g(x) = x_0^3 + x_0 x_1^2$ at $x = (1, 2)$ as a $2 \times 2$ tensor.
     """),
     code("""
-    answer = None  # your code here
+    outer = grad = x = answer = ...  # your code here: grad from the inner tape, answer = outer.jacobian(grad, x)
 
-    check("4.2", answer)
+    check("5.2", answer, tape=outer, target=grad, sources=x)
     """),
     solution("""
     x = mt.constant([1.0, 2.0])
@@ -204,10 +281,10 @@ CELLS = [
         grad = inner.gradient(g, x)
     answer = outer.jacobian(grad, x)
 
-    check("4.2", answer)
+    check("5.2", answer, tape=outer, target=grad, sources=x)
     """),
     md("""
-    **Exercise 4.3.** A student writes the code below and gets `None`. Where should the line
+    **Exercise 5.3.** A student writes the code below and gets `None`. Where should the line
     `dy_dx = inner.gradient(y, x)` go? Answer with the letter of the place from the table in section 2 where it
     *is* now (`"A"`, `"B"` or `"C"`).
 
@@ -220,14 +297,14 @@ CELLS = [
     ```
     """),
     code("""
-    answer = None  # "A", "B" or "C"
+    answer = ...  # "A", "B" or "C"
 
-    check("4.3", answer)
+    check("5.3", answer)
     """),
     solution("""
     answer = "C"  # after both blocks: the outer tape was no longer recording; move it to place B
 
-    check("4.3", answer)
+    check("5.3", answer)
     """),
     md("""
     ## Summary
@@ -235,10 +312,12 @@ CELLS = [
     - Gradients are computed with ordinary ops; a tape that is recording at that moment records them, so it can
       differentiate the gradient again.
     - Compute the inner gradient inside the outer `with` block (places A or B); after it (place C) the second
-      derivative is `None`.
+      derivative is `None`, persistent or not: `persistent` keeps records longer, it never records more.
+    - `gradient` called inside its own tape's block records the backward ops on that tape too (twice the records
+      here, four times the saved memory): call it after the block unless an outer tape should record it.
     - `tape.jacobian(y, x)` gives every $\\partial y_i / \\partial x_j$; the Jacobian of a gradient is the Hessian.
     - A `None` second derivative may also just mean "no path": the first derivative did not depend on that input.
 
-    Next: [lesson 5](05_getting_none.ipynb), every way a gradient can come back `None`.
+    Next: [lesson 6](06_getting_none.ipynb), every way a gradient can come back `None`.
     """),
 ]

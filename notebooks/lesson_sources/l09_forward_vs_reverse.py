@@ -1,19 +1,21 @@
-"""Lesson 08: forward mode against reverse mode."""
+"""Lesson 09: forward mode against reverse mode."""
 
 from nb import code, md, solution, volatile
 
-NAME = "08_forward_vs_reverse_mode.ipynb"
+NAME = "09_forward_vs_reverse_mode.ipynb"
 TITLE = "Forward mode vs reverse mode"
 
 CELLS = [
     md(r"""
-    # Lesson 8 · Forward mode vs reverse mode
+    # Lesson 9 · Forward mode vs reverse mode
 
     **Learning goals.** After this lesson you can
     - compute a Jacobian-vector product (JVP) with `mt.autodiff.ForwardAccumulator`, and a vector-Jacobian product
       (VJP) with a `GradientTape` and `output_gradients`;
     - say which of the two builds a Jacobian column by column and which row by row;
-    - explain, with a measurement, why reverse mode wins for one loss and many parameters;
+    - explain, with a measurement, why reverse mode wins for one loss and many parameters, tell the algorithm's
+      factor ($n$ passes) from an implementation's overhead per pass, and show forward mode winning for one input
+      and many outputs;
     - compute a Hessian-vector product with forward mode over reverse mode.
 
     For $y = F(x)$ with $x \in \mathbb{R}^n$, $y \in \mathbb{R}^m$ and Jacobian $J = \partial y / \partial x$
@@ -137,9 +139,88 @@ CELLS = [
     assert forward_times[-1] > 5 * reverse_times[-1]
     """),
     md(r"""
-    When is forward mode the better choice? When there are few inputs and many outputs ($n \ll m$), for example the
-    sensitivity of a whole simulated trajectory to one parameter. It also needs no tape: its memory does not grow
-    with the length of the computation.
+    ### Where does that factor come from? Measure one pass of each
+
+    The factor is **larger than $n$**, and it should not be: the theory says that one forward-mode pass (a JVP)
+    and one reverse-mode pass (a VJP) each cost a small constant times one evaluation of $L$, so $n$ JVPs against
+    one VJP should be about $n$ times slower, not several times $n$. Split it into its two parts by timing a
+    single pass of each kind at $n = 128$, next to one plain evaluation of $L$ (no tape, no accumulator):
+    """),
+    volatile("""
+    n = sizes[-1]
+    w = mt.constant(rng.normal(size=n))
+    basis_tangent = mt.constant(np.eye(n)[0])
+
+
+    def plain_evaluation(w):
+        L(w)
+
+
+    def one_jvp(w):
+        with mt.autodiff.ForwardAccumulator(w, basis_tangent) as acc:
+            value = L(w)
+        acc.jvp(value)
+
+
+    plain, jvp_pass, vjp_pass = (seconds(method, w, repeats=5) for method in [plain_evaluation, one_jvp, gradient_reverse])
+    print(f"one plain evaluation of L:           {plain * 1e6:7.0f} µs")
+    print(f"one reverse pass (record + backward): {vjp_pass * 1e6:7.0f} µs = {vjp_pass / plain:4.1f} evaluations")
+    print(f"one forward-mode pass (one JVP):      {jvp_pass * 1e6:7.0f} µs = {jvp_pass / plain:4.1f} evaluations")
+    print()
+    per_jvp_in_loop = forward_times[-1] / n
+    print(f"forward mode / reverse mode = {forward_times[-1] / reverse_times[-1]:.0f}x "
+          f"= {n} x {per_jvp_in_loop / reverse_times[-1]:.1f}, that is:")
+    print(f"  {n} passes instead of one (the algorithm: the same in any library)")
+    print(f"  times {per_jvp_in_loop / reverse_times[-1]:.1f}, the cost of one JVP pass over one VJP pass "
+          "(minitape's own overhead)")
+    assert jvp_pass > vjp_pass > plain
+    """),
+    md(r"""
+    The $n$ is the algorithm and it is real: a gradient needs one forward-mode pass per input. The second factor is
+    not: it is how minitape implements forward mode. minitape has no forward rule per op; it derives each op's JVP
+    from the op's *reverse* rule, with a trick: the VJP $u \mapsto J^\top u$ is linear in $u$, so
+    $J t = \frac{\partial}{\partial u} \langle J^\top u, t \rangle$, which is **one more small backward pass** run
+    for every op of the forward pass. So each op costs a recording, a VJP and a backward pass over that VJP: several
+    times what the op itself costs, and several times what one op costs in a reverse pass. (TensorFlow uses the same
+    trick for ops without a dedicated forward rule; JAX writes a JVP rule for each primitive, and there a JVP pass
+    costs about as much as a VJP pass.) In a fair comparison, reverse mode wins a gradient by a factor of about $n$.
+
+    ### When forward mode wins: few inputs, many outputs
+
+    Turn the shapes around: one input, $m$ outputs, $G(s) = \sin(s a) \, e^{-s a}$ for a fixed vector $a$ of $m$
+    entries (a whole curve as a function of one parameter). The full Jacobian is a single column: **one**
+    forward-mode pass, against $m$ reverse passes (`tape.jacobian` runs one backward pass per output). Even with
+    its overhead per pass, forward mode wins as soon as $m$ exceeds that overhead, and by more as $m$ grows:
+    """),
+    volatile("""
+    def jacobian_forward(s, a):
+        with mt.autodiff.ForwardAccumulator(s, mt.constant(np.float64(1.0))) as acc:
+            curve = mt.sin(s * a) * mt.exp(-s * a)
+        return acc.jvp(curve)
+
+
+    def jacobian_reverse(s, a):
+        with mt.GradientTape() as tape:
+            tape.watch(s)
+            curve = mt.sin(s * a) * mt.exp(-s * a)
+        return tape.jacobian(curve, s)
+
+
+    s = mt.constant(np.float64(0.7))
+    for m in [4, 32, 256]:
+        a = mt.constant(np.linspace(0.1, 3.0, m))
+        np.testing.assert_allclose(jacobian_forward(s, a).numpy(), jacobian_reverse(s, a).numpy(), rtol=1e-10)
+        forward_time = min(seconds(lambda _: jacobian_forward(s, a), None) for _ in range(2))
+        reverse_time = min(seconds(lambda _: jacobian_reverse(s, a), None) for _ in range(2))
+        print(f"m = {m:3d} outputs: forward mode (1 pass) {forward_time * 1e3:5.2f} ms, "
+              f"reverse mode ({m} passes) {reverse_time * 1e3:6.2f} ms, ratio reverse/forward {reverse_time / forward_time:4.1f}")
+    assert reverse_time > 2 * forward_time
+    """),
+    md(r"""
+    So the rule is about shapes: $n$ inputs and $m$ outputs cost $n$ forward passes or $m$ reverse passes. A loss
+    ($m = 1$) calls for reverse mode; the sensitivity of a whole trajectory or curve to one parameter ($n = 1$)
+    calls for forward mode. Forward mode also needs no tape: its memory does not grow with the length of the
+    computation.
 
     ## 4. Hessian-vector products: forward over reverse
 
@@ -164,14 +245,14 @@ CELLS = [
     md(r"""
     ## Exercises
 
-    **Exercise 8.1.** With a `ForwardAccumulator`, compute the directional derivative of
+    **Exercise 9.1.** With a `ForwardAccumulator`, compute the directional derivative of
     $h(x) = \sum_i x_i^2 \cos x_i$ at $x = (0.5, 1.0, 1.5)$ along $u = (1, -1, 2)$: that is $\nabla h(x) \cdot u$,
     a single number. Store it in `answer`.
     """),
     code("""
-    answer = None  # your code here
+    answer = ...  # your code here: acc.jvp(h), with h computed inside the ForwardAccumulator's block
 
-    check("8.1", answer)
+    check("9.1", answer)
     """),
     solution("""
     x = mt.constant([0.5, 1.0, 1.5])
@@ -179,16 +260,16 @@ CELLS = [
         h = mt.reduce_sum(x**2 * mt.cos(x))
     answer = acc.jvp(h)
 
-    check("8.1", answer)
+    check("9.1", answer)
     """),
     md(r"""
-    **Exercise 8.2.** For $F(x) = (x_0 x_1,\; \sin x_0)$ from section 1 at $x = (2, 3)$, compute the VJP
+    **Exercise 9.2.** For $F(x) = (x_0 x_1,\; \sin x_0)$ from section 1 at $x = (2, 3)$, compute the VJP
     $v^\top J$ for $v = (2, -1)$ with a tape and `output_gradients`.
     """),
     code("""
-    answer = None  # your code here
+    tape = y = x = answer = ...  # your code here: y = F(x) on a tape, answer = the VJP from tape.gradient
 
-    check("8.2", answer)
+    check("9.2", answer, tape=tape, target=y, sources=x)
     """),
     solution("""
     x = mt.constant([2.0, 3.0])
@@ -197,16 +278,16 @@ CELLS = [
         y = F(x)
     answer = tape.gradient(y, x, output_gradients=mt.constant([2.0, -1.0]))
 
-    check("8.2", answer)
+    check("9.2", answer, tape=tape, target=y, sources=x)
     """),
     md(r"""
-    **Exercise 8.3.** Compute the Hessian-vector product $H v$ of $f(x) = x_0^2 x_1 + e^{x_1}$ at $x = (1, 0)$ for
+    **Exercise 9.3.** Compute the Hessian-vector product $H v$ of $f(x) = x_0^2 x_1 + e^{x_1}$ at $x = (1, 0)$ for
     $v = (1, 2)$, forward over reverse.
     """),
     code("""
-    answer = None  # your code here
+    tape = f = x = answer = ...  # your code here: the tape inside the accumulator's block, answer = acc.jvp(g)
 
-    check("8.3", answer)
+    check("9.3", answer, tape=tape, target=f, sources=x)
     """),
     solution("""
     x = mt.constant([1.0, 0.0])
@@ -217,7 +298,7 @@ CELLS = [
         g = tape.gradient(f, x)
     answer = acc.jvp(g)
 
-    check("8.3", answer)
+    check("9.3", answer, tape=tape, target=f, sources=x)
     """),
     md(r"""
     ## Summary
@@ -225,7 +306,9 @@ CELLS = [
     - Forward mode pushes tangents with the values: one pass gives $J \dot x$, a column of the Jacobian.
     - Reverse mode records a tape and pulls a cotangent back: one pass gives $\bar y^\top J$, a row.
     - For one loss and $n$ parameters, reverse mode needs one pass, forward mode $n$: that is why training uses
-      reverse mode. Forward mode wins when outputs outnumber inputs, and needs no tape.
+      reverse mode. Measure fairly: part of minitape's gap is its own forward-mode overhead (each op's JVP is a
+      small backward pass over the op's reverse rule), not the algorithm.
+    - Forward mode wins when outputs outnumber inputs (one pass for a whole Jacobian column), and needs no tape.
     - Forward over reverse gives Hessian-vector products in about the cost of two gradients.
 
     This is the last lesson. Back to [the start](00_start_here.ipynb).

@@ -1,20 +1,21 @@
-"""Lesson 05: why a gradient comes back None, and `tape.explain`."""
+"""Lesson 06: why a gradient comes back None, and `tape.explain`."""
 
-from nb import code, md, raises, solution
+from nb import code, md, solution, volatile
 
-NAME = "05_getting_none.ipynb"
+NAME = "06_getting_none.ipynb"
 TITLE = "Getting None"
 
 CELLS = [
     md(r"""
-    # Lesson 5 · Getting `None`
+    # Lesson 6 · Getting `None`
 
     **Learning goals.** After this lesson you can
     - recognise the usual reasons why `tape.gradient` returns `None`: an unconnected source, a variable replaced by
       a tensor, a value that left the library through numpy, an integer dtype, a stateful `assign`, an op with no
       gradient;
     - ask minitape's `tape.explain(target, sources)` to say which one it is, and where;
-    - get zeros instead of `None` when that is what you mean, with `unconnected_gradients`.
+    - get zeros instead of `None` when that is what you mean, with `unconnected_gradients`;
+    - see a cut path in the tape visualizer.
 
     **Why `None` and not 0?** `None` means "the tape found no recorded path from this source to the target".
     That is different from a gradient that happens to be zero (like $\frac{d}{dx} x^2$ at $x = 0$). Most of the
@@ -158,8 +159,11 @@ CELLS = [
     print(tape.explain(rounded, x))
     print(tape.explain(cubed, x))
     """),
-    raises("""
-    tape.gradient(cubed, x)
+    code("""
+    try:
+        tape.gradient(cubed, x)
+    except LookupError as error:  # print only the message, not the engine's traceback
+        print(type(error).__name__ + ":", error)
     """),
     md(r"""
     The fix is to register the rule, written with minitape ops so that higher derivatives work too:
@@ -176,9 +180,65 @@ CELLS = [
     del tape
     """),
     md(r"""
+    ## 8. The cuts, drawn
+
+    `explain` says in words where a path is cut; the tape visualizer shows it. Three of the causes above, each on a
+    persistent tape so that the view can read the records. Step to the end of each view (the last step lists every
+    source's gradient, with the reason for each `None`), and look for the **source with no path to the target**.
+
+    *An unconnected source*: `unused` is not in the picture at all. The tape never saw it (it was never read inside
+    the block), so the graph has no node for it; the last step of the view lists it with `None` and the reason.
+    """),
+    volatile("""
+    from minitape.widgets import TapeView
+
+    x = mt.Variable(2.0, name="x")
+    unused = mt.Variable(3.0, name="unused")
+    with mt.GradientTape(persistent=True) as tape:
+        y = x * x
+
+    view = TapeView(tape, y, [x, unused])
+    assert tape.gradient(y, unused) is None
+    view
+    """),
+    md("""
+    *A stateful `assign`*: `x` flows into `Mul` and then into `AssignVariableOp`, and stops there: the edge into the
+    assignment is a dead end for the backward pass. The target reads `state` afresh, so the backward pass reaches
+    `state` (gradient 2) and never the assignment.
+    """),
+    volatile("""
+    x = mt.Variable(2.0, name="x")
+    state = mt.Variable(0.0, name="state")
+    with mt.GradientTape(persistent=True) as tape:
+        state.assign(x * 3.0)
+        y = state * 2.0
+
+    view = TapeView(tape, y, [x, state])
+    assert tape.gradient(y, x) is None and float(tape.gradient(y, state)) == 2.0
+    view
+    """),
+    md("""
+    *`stop_gradient`*: here `x` reaches the target by two paths, one through `StopGradient`. Step backwards: the
+    gradient flows along the direct edge into the last `Mul` and stops at `StopGradient`, so `x` gets only the
+    contribution of the direct path, $3x = 6$, not $6x = 12$.
+    """),
+    volatile("""
+    x = mt.Variable(2.0, name="x")
+    with mt.GradientTape(persistent=True) as tape:
+        y = mt.stop_gradient(x * 3.0) * x
+
+    view = TapeView(tape, y, [x])
+    assert float(tape.gradient(y, x)) == 6.0
+    view
+    """),
+    md(r"""
+    The other causes (a value that left through numpy, an integer dtype, a variable replaced by a tensor, an op
+    without a gradient) cut the path *before* the target: for those, the view cannot draw yet and says so, while
+    `tape.explain` already names the cut.
+
     ## Exercises
 
-    **Exercise 5.1.** Fix the loop of section 2: it should print a gradient at both steps. Collect the two
+    **Exercise 6.1.** Fix the loop of section 2: it should print a gradient at both steps. Collect the two
     gradients in the list `answer` (they should be $2x$ at $x = 2$ then $x = 3$: $4$ and $6$).
     """),
     code("""
@@ -190,7 +250,7 @@ CELLS = [
         answer.append(tape.gradient(y, x))
         x = x + 1.0  # fix this line
 
-    check("5.1", answer)
+    check("6.1", answer, x=x)
     """),
     solution("""
     x = mt.Variable(2.0, name="x")
@@ -201,17 +261,17 @@ CELLS = [
         answer.append(tape.gradient(y, x))
         x.assign_add(1.0)  # in place: x stays a watched variable
 
-    check("5.1", answer)
+    check("6.1", answer, x=x)
     """),
     md("""
-    **Exercise 5.2.** Get zeros instead of `None` for the unused source: compute the gradient of `y = w * 3.0` with
+    **Exercise 6.2.** Get zeros instead of `None` for the unused source: compute the gradient of `y = w * 3.0` with
     respect to `[w, extra]` where `extra = mt.Variable([0.5, 0.5])` is not used. Store the list in `answer`.
     """),
     code("""
     w, extra = mt.Variable(1.0), mt.Variable([0.5, 0.5])
-    answer = None  # your code here
+    answer = ...  # your code here
 
-    check("5.2", answer)
+    check("6.2", answer)
     """),
     solution("""
     w, extra = mt.Variable(1.0), mt.Variable([0.5, 0.5])
@@ -219,10 +279,10 @@ CELLS = [
         y = w * 3.0
     answer = tape.gradient(y, [w, extra], unconnected_gradients="zero")
 
-    check("5.2", answer)
+    check("6.2", answer)
     """),
     md("""
-    **Exercise 5.3.** `normalise` comes from a colleague's module. The gradient with respect to `scale` is `None`.
+    **Exercise 6.3.** `normalise` comes from a colleague's module. The gradient with respect to `scale` is `None`.
     Use `tape.explain(...)` to find out why, and put the reason's `kind` in `answer` (a string; each line of an
     explanation is a reason: `tape.explain(y, scale).reasons[0].kind`).
     """),
@@ -238,9 +298,9 @@ CELLS = [
         y = mt.reduce_sum(normalise(values, scale))
     print(tape.gradient(y, scale))
 
-    answer = None  # your code here
+    answer = ...  # your code here
 
-    check("5.3", answer)
+    check("6.3", answer)
     """),
     solution("""
     scale = mt.Variable(2.0, name="scale")
@@ -250,7 +310,7 @@ CELLS = [
     print(explanation)
     answer = explanation.reasons[0].kind
 
-    check("5.3", answer)
+    check("6.3", answer)
     """),
     md("""
     ## Summary
@@ -270,6 +330,6 @@ CELLS = [
 
     And `tape.explain(target, sources)` tells you which one, where.
 
-    Next: [lesson 6](06_stopping_and_custom_gradients.ipynb), cutting and replacing gradients on purpose.
+    Next: [lesson 7](07_stopping_and_custom_gradients.ipynb), cutting and replacing gradients on purpose.
     """),
 ]

@@ -1,13 +1,13 @@
-"""Lesson 03: persistent tapes and what they cost."""
+"""Lesson 04: persistent tapes and what they cost."""
 
-from nb import code, md, raises, solution
+from nb import code, md, solution
 
-NAME = "03_persistent_tapes.ipynb"
+NAME = "04_persistent_tapes.ipynb"
 TITLE = "Persistent tapes"
 
 CELLS = [
     md(r"""
-    # Lesson 3 · Persistent tapes
+    # Lesson 4 · Persistent tapes
 
     **Learning goals.** After this lesson you can
     - explain why an ordinary tape answers `gradient` only once, and read the error it raises the second time;
@@ -43,8 +43,11 @@ CELLS = [
     The first `gradient` call released the tape's saved tensors (that is what makes an ordinary tape cheap). Asking
     again is an error, and the message says what to do:
     """),
-    raises("""
-    print(tape.gradient(y, x))
+    code("""
+    try:
+        print(tape.gradient(y, x))
+    except RuntimeError as error:  # print only the message: the engine's traceback would hide it
+        print(type(error).__name__ + ":", error)
     """),
     md("""
     ## 2. `persistent=True`: ask many times
@@ -119,13 +122,13 @@ CELLS = [
     md(r"""
     ## Exercises
 
-    **Exercise 3.1.** For $u = \sin(x)$ and $v = u^2$ at $x = 1$, compute $dv/dx$ **and** $du/dx$ from a single
+    **Exercise 4.1.** For $u = \sin(x)$ and $v = u^2$ at $x = 1$, compute $dv/dx$ **and** $du/dx$ from a single
     recording. Put the two gradients in `answer`, as the list `[dv_dx, du_dx]`.
     """),
     code("""
-    answer = None  # your code here
+    tape = v = x = answer = ...  # your code here: one recording of u and v, answer = [dv_dx, du_dx]
 
-    check("3.1", answer)
+    check("4.1", answer, tape=tape, target=v, sources=x)
     """),
     solution("""
     x = mt.constant(1.0)
@@ -134,19 +137,19 @@ CELLS = [
         u = mt.sin(x)
         v = u**2
     answer = [tape.gradient(v, x), tape.gradient(u, x)]
-    del tape
 
-    check("3.1", answer)
+    check("4.1", answer, tape=tape, target=v, sources=x)
+    del tape  # a persistent tape keeps its records until it is deleted
     """),
     md(r"""
-    **Exercise 3.2.** *Predict, then measure.* A tape records `mt.tanh(mt.tanh(mt.tanh(x)))` for a watched vector
+    **Exercise 4.2.** *Predict, then measure.* A tape records `mt.tanh(mt.tanh(mt.tanh(x)))` for a watched vector
     `x` of 1,000 float64 numbers. The derivative of $\tanh$ is $1 - \tanh^2$, written with the op's output. How
     many tensors does the tape keep alive? Put your number in `answer` (then check it with `tape.stats()`).
     """),
     code("""
-    answer = None  # a whole number
+    answer = ...  # a whole number
 
-    check("3.2", answer)
+    check("4.2", answer)
     """),
     solution("""
     x = mt.constant(np.zeros(1000))
@@ -156,7 +159,7 @@ CELLS = [
     print(tape.stats())
     answer = tape.stats().saved_tensors
 
-    check("3.2", answer)
+    check("4.2", answer)
     """),
     md("""
     ## Summary
@@ -167,6 +170,6 @@ CELLS = [
     - `GradientTape(persistent=True)` answers many times and holds its saved tensors until `del tape`.
     - `tape.stats()` shows the records and the bytes a tape keeps alive: measure before you guess.
 
-    Next: [lesson 4](04_nesting_higher_order.ipynb), tapes inside tapes for higher-order derivatives.
+    Next: [lesson 5](05_nesting_higher_order.ipynb), tapes inside tapes for higher-order derivatives.
     """),
 ]
