@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,8 @@ class TapeView(anywidget.AnyWidget):
         if rankdir not in ("auto", "LR", "TB", "RL", "BT"):
             raise ValueError(f'TapeView: rankdir must be "auto", "LR", "TB", "RL" or "BT", not {rankdir!r}')
         self.model = steps.build(tape, target, sources)
+        self._collapse = collapse
+        self._png: bytes | None = None
         super().__init__(scene=build_scene(self.model, rankdir, collapse), **kwargs)
 
     @property
@@ -55,15 +58,25 @@ class TapeView(anywidget.AnyWidget):
         """Write one self-contained HTML file that animates offline (for slides and course websites)."""
         return export.save_html(self.scene, path, title)
 
+    def to_png(self) -> bytes:
+        """The graph after the last step as PNG bytes (Graphviz draws it): the picture an untrusted notebook shows."""
+        if self._png is None:
+            self._png = export.to_png(self.model, self.scene, self._collapse)
+        return self._png
+
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        # the SVG next to the widget: GitHub and nbviewer cannot run widgets, they show the picture instead
+        # Pictures next to the widget, for wherever the widget cannot run: GitHub and nbviewer show the SVG;
+        # JupyterLab and Notebook 7 show the PNG in a notebook that is not trusted yet (they never render
+        # SVG there), and after `export.drop_dead_widget_views` removed a saved view whose model is gone.
         data = super()._repr_mimebundle_(**kwargs)
         if isinstance(data, tuple):
             data, metadata = data
         else:
             metadata = {}
         data = dict(data or {})
+        metadata = dict(metadata or {})
         data["image/svg+xml"] = self.to_svg(-1)
+        data["image/png"] = base64.b64encode(self.to_png()).decode("ascii")
         data["text/plain"] = repr(self)
         return data, metadata
 
