@@ -530,3 +530,68 @@ def test_large_graph_follows_the_step_clicks_and_reads_in_the_dark_theme(browser
         assert not low, f"text below 4.5:1 contrast in the dark theme: {low}"
         assert page.get_attribute(".tv-panel-text", "aria-live") == "polite"
         assert not errors, errors
+
+
+def node_titled(page, title: str) -> str:
+    """The id of the node whose first line is `title`."""
+    return page.evaluate(
+        "(title) => [...document.querySelectorAll('.tv g.node')]"
+        ".find((g) => g.querySelector('text').textContent === title).id",
+        title,
+    )
+
+
+def test_cuts_nonfinite_partial_sums_and_text_fallbacks_in_a_saved_page(browser, tmp_path):
+    import minitape as mt
+    from minitape.widgets import export, scene, steps
+
+    x = mt.Variable([1.0, 800.0], name="x")
+    w = mt.Variable(2.0, name="w")
+    with mt.GradientTape(persistent=True) as tape:
+        e = mt.exp(x)  # overflows: the first non-finite op
+        y = mt.reduce_sum(1.0 / e * e) + mt.sin(w) + 3.0 * w  # w fans out into two ops: a running sum
+    model = steps.build(tape, y)
+    model.edges[0].cut = "int dtype: integers carry no gradient"  # as the step model marks a cut path
+    path = export.save_html(scene.scene(model), tmp_path / "states.html")
+    page = browser.new_page(viewport={"width": 1300, "height": 900})
+    errors: list = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(path.as_uri())
+    page.wait_for_selector(".tv-graph svg g.node")
+    # the cut: dashed, its reason in the tooltip and on a label
+    cut = page.locator(f".tv g.edge#e-{model.edges[0].id}")
+    assert "cut" in cut.get_attribute("class").split()
+    assert page.evaluate(
+        f"() => getComputedStyle(document.querySelector('#e-{model.edges[0].id} > path')).strokeDasharray"
+    )
+    assert "int dtype: integers carry no gradient" in cut.locator("title").text_content()
+    assert "cut: int dtype" in page.text_content(".tv-cut-labels")
+    # every control says what it does in words; glyphs are hidden from screen readers
+    for b in page.locator(".tv-btn").all():
+        assert b.get_attribute("aria-label") and b.locator(".tv-word").inner_text().strip()
+    assert all(g.get_attribute("aria-hidden") == "true" for g in page.locator(".tv-glyph").all())
+    page.click("button[aria-label='play / pause']")
+    assert page.locator("button[aria-label='play / pause'] .tv-word").inner_text() == "pause"
+    page.click("button[aria-label='play / pause']")
+    # the first non-finite op stands out from the later NaNs
+    slide_to(page, "s.max")
+    exp_node = node_titled(page, "Exp")
+    first = page.evaluate(f"() => getComputedStyle(document.querySelector('#{exp_node} > path')).fill")
+    assert first == "rgb(255, 0, 170)", first
+    later = page.locator(".tv g.node.nan:not(.nan-first) > path").first
+    assert later.evaluate("(p) => getComputedStyle(p).fill") == "rgb(255, 154, 154)"
+    # w's gradient is partial between its two contributions, then final
+    w_node = node_titled(page, "w:0")
+    partial_steps = []
+    for k in range(int(page.get_attribute(".tv-slider", "max")) + 1):
+        slide_to(page, str(k))
+        if "grad-partial" in page.get_attribute(f"#{w_node}", "class").split():
+            partial_steps.append(k)
+            assert page.locator(f"#{w_node} text").nth(3).text_content().endswith("…")
+    assert partial_steps, "w's running sum was never marked partial"
+    assert "grad-partial" not in page.get_attribute(f"#{w_node}", "class").split()
+    page.focus(f"#{w_node}")
+    page.keyboard.press("Enter")
+    assert "w:0" in page.inner_text(".tv-details")
+    assert not errors, errors
+    shot(page, "tapeview_states.png")
