@@ -80,7 +80,9 @@ def notebook_json(code: str, outputs: list | None = None) -> dict:
 
 
 @contextlib.contextmanager
-def jupyter_server(tmp_path: Path, app: str = "lab", notebooks: dict | None = None, dark: bool = False):
+def jupyter_server(
+    tmp_path: Path, app: str = "lab", notebooks: dict | None = None, dark: bool = False, extra: tuple = ()
+):
     """JupyterLab (`app="lab"`) or Notebook 7 (`"notebook"`) on 127.0.0.1, token off; always stopped afterwards.
 
     `notebooks` maps file names to notebook dicts written into the server's root. Nothing is trusted
@@ -104,6 +106,7 @@ def jupyter_server(tmp_path: Path, app: str = "lab", notebooks: dict | None = No
     ]  # fmt: skip
     if app == "lab":
         command.append(f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}")
+    command.extend(extra)
     log = open(tmp_path / f"{app}.log", "wb")
     server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
@@ -241,6 +244,10 @@ def test_tapeview_in_jupyterlab(browser, jupyter_lab):
     shot = ARTIFACTS / "tapeview_jupyterlab.png"
     page.screenshot(path=str(shot))
     print(f"\nscreenshot: {shot}")
+    contrast = page.evaluate(CONTRAST)
+    print(f"light theme contrast (WCAG ratio): {contrast}")
+    low = {k: v for k, v in contrast.items() if k != "pageBackground" and v < 4.5}
+    assert not low, f"text below 4.5:1 contrast in the light theme: {low}"
     print(f"JupyterLab, 10-node tape, frame change: {summary(times)}")
 
 
@@ -426,9 +433,11 @@ CONTRAST = """() => {
         const e = document.querySelector(selector);
         if (!e) continue;
         const s = getComputedStyle(e);
-        const fg = rgb(e instanceof SVGElement ? s.fill : s.color).slice(0, 3);
-        const [a, b] = [lum(fg), lum(background(e))].sort((x, y) => y - x);
-        out[what] = Math.round(((a + 0.05) / (b + 0.05)) * 100) / 100;
+        const bg = background(e);
+        const [red, green, blue, alpha = 1] = rgb(e instanceof SVGElement ? s.fill : s.color);
+        const fg = [red, green, blue].map((v, i) => alpha * v + (1 - alpha) * bg[i]);  // translucent text, as drawn
+        const [hi, lo] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+        out[what] = Math.round(((hi + 0.05) / (lo + 0.05)) * 100) / 100;
     }
     out.pageBackground = getComputedStyle(document.querySelector('.tv')).backgroundColor;
     return out;
@@ -595,3 +604,35 @@ def test_cuts_nonfinite_partial_sums_and_text_fallbacks_in_a_saved_page(browser,
     assert "w:0" in page.inner_text(".tv-details")
     assert not errors, errors
     shot(page, "tapeview_states.png")
+
+
+def test_a_notebook_saved_after_running_reopens_as_a_picture(browser, tmp_path):
+    from minitape.widgets import export
+
+    hook = "--ContentsManager.pre_save_hook=minitape.widgets.export.pre_save_hook"
+    with jupyter_server(tmp_path, "lab", extra=(hook,)) as url:
+        page, errors = open_notebook(browser, url, "lab", "view.ipynb")
+        wait_idle(page)
+        page.click(".jp-Notebook .jp-Cell .cm-content")
+        page.keyboard.press("Shift+Enter")
+        page.wait_for_selector(".tv .tv-graph svg g.node", timeout=60_000)
+        page.keyboard.press("Control+s")
+        deadline = time.monotonic() + 30
+        while True:
+            saved = json.loads((tmp_path / "view.ipynb").read_text())
+            outputs = saved["cells"][0]["outputs"]
+            if outputs or time.monotonic() > deadline:
+                break
+            time.sleep(0.3)
+        assert outputs, "JupyterLab did not save the notebook"
+        data = outputs[0]["data"]
+        assert export.WIDGET_VIEW not in data and {"image/png", "image/svg+xml"} <= set(data)
+        page.close()
+        # reopened (the widget's model is not in the file): the picture, never "model not found"
+        page, errors = open_notebook(browser, url, "lab", "view.ipynb")
+        picture = rendered_picture(page)
+        assert picture["width"] > 300, picture
+        shot(page, "lab_saved_and_reopened.png")
+        body = page.inner_text("body")
+        assert "Error displaying widget" not in body and "model not found" not in body
+        assert not errors, errors
