@@ -344,7 +344,8 @@ def open_notebook(browser, url: str, app: str, name: str, viewport: dict | None 
     page = browser.new_page(viewport=viewport or {"width": 1400, "height": 1000})
     errors: list = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{url}/lab/tree/{name}" if app == "lab" else f"{url}/notebooks/{name}")
+    # ?reset: a fresh workspace, not the last page's tabs (whose outputs would match the selectors too)
+    page.goto(f"{url}/lab/tree/{name}?reset" if app == "lab" else f"{url}/notebooks/{name}")
     page.wait_for_selector(".jp-Notebook .jp-Cell .cm-content", timeout=60_000)
     return page, errors
 
