@@ -222,3 +222,14 @@ def test_dead_widget_views_are_dropped_from_saved_notebooks():
     model = {"type": "notebook", "content": {"cells": [{"cell_type": "code", "outputs": [output("x", "text/plain")]}]}}
     export.pre_save_hook(model=model, path="lesson.ipynb", contents_manager=None)
     assert set(model["content"]["cells"][0]["outputs"][0]["data"]) == {"text/plain"}
+
+
+def test_a_large_view_skips_the_png_and_says_so(monkeypatch):
+    from minitape.widgets import tapeview
+
+    tape, f, _ = examples.fan_out()
+    view = widgets.TapeView(tape, f)
+    monkeypatch.setattr(tapeview, "PNG_MAX_NODES", len(view.model.nodes) - 1)
+    data, _ = view._repr_mimebundle_()
+    assert "image/png" not in data and "image/svg+xml" in data
+    assert "no PNG picture above 9 nodes" in data["text/plain"]

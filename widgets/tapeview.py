@@ -13,6 +13,7 @@ from . import export, steps
 from .scene import scene as build_scene
 
 _HERE = Path(__file__).parent
+PNG_MAX_NODES = 500  # above this, `dot -Tpng` takes about a second and the PNG weighs half a megabyte
 
 
 class TapeView(anywidget.AnyWidget):
@@ -76,8 +77,11 @@ class TapeView(anywidget.AnyWidget):
         data = dict(data or {})
         metadata = dict(metadata or {})
         data["image/svg+xml"] = self.to_svg(-1)
-        data["image/png"] = base64.b64encode(self.to_png()).decode("ascii")
         data["text/plain"] = repr(self)
+        if len(self.model.nodes) <= PNG_MAX_NODES:
+            data["image/png"] = base64.b64encode(self.to_png()).decode("ascii")
+        else:  # a second layout of a big graph costs seconds and the PNG megabytes: say so instead
+            data["text/plain"] += f" (no PNG picture above {PNG_MAX_NODES} nodes: run the cell to see the graph)"
         return data, metadata
 
     def __repr__(self) -> str:
