@@ -353,9 +353,26 @@ def open_notebook(browser, url: str, app: str, name: str, viewport: dict | None 
 def wait_idle(page) -> None:
     """Until the kernel is up: a cell run before that is silently dropped."""
     page.wait_for_function(
-        "() => /\\| Idle/.test(document.querySelector('.jp-StatusBar-Widget, #jp-main-statusbar')?.textContent ?? '')",
+        "() => /\\| Idle/.test(document.querySelector('.jp-StatusBar-Widget, #jp-main-statusbar')?.textContent ?? '')"
+        " || (!document.querySelector('#jp-main-statusbar')"  # Notebook 7 has no status bar: its toolbar indicator
+        " && document.querySelector('.jp-Notebook-ExecutionIndicator')?.dataset.status === 'idle')",
         timeout=60_000,
     )
+
+
+def run_view(page) -> None:
+    """Run the first cell until its view is drawn; a run sent while the kernel still connects is dropped, so retry."""
+    wait_idle(page)
+    for attempt in range(3):
+        page.click(".jp-Notebook .jp-Cell .cm-content")
+        page.keyboard.press("Shift+Enter")
+        try:
+            page.wait_for_selector(".tv .tv-graph svg g.node", timeout=30_000)
+            return
+        except playwright.TimeoutError:
+            if attempt == 2:
+                shot(page, "run_view_failed.png")
+                raise
 
 
 def shot(page, name: str) -> Path:
@@ -467,15 +484,13 @@ view = TapeView(tape, loss, sources)
 view"""
 
 
-def test_large_graph_follows_the_step_clicks_and_reads_in_the_dark_theme(browser, tmp_path):
+@pytest.mark.parametrize("app", ["lab", "notebook"])
+def test_large_graph_follows_the_step_clicks_and_reads_in_the_dark_theme(browser, tmp_path, app):
     notebooks = {"large.ipynb": notebook_json(LARGE_CODE)}
-    with jupyter_server(tmp_path, "lab", notebooks, dark=True) as url:
-        page, errors = open_notebook(browser, url, "lab", "large.ipynb", {"width": 1100, "height": 700})
+    with jupyter_server(tmp_path, app, notebooks, dark=True) as url:
+        page, errors = open_notebook(browser, url, app, "large.ipynb", {"width": 1100, "height": 700})
         page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'", timeout=30_000)
-        wait_idle(page)
-        page.click(".jp-Notebook .jp-Cell .cm-content")
-        page.keyboard.press("Shift+Enter")
-        page.wait_for_selector(".tv .tv-graph svg g.node", timeout=60_000)
+        run_view(page)
         for _ in range(3):  # zoomed in to read the numbers, the graph is larger than the window
             page.click("button[aria-label='zoom in']")
         graph = page.locator(".tv-graph svg").bounding_box()
@@ -533,13 +548,14 @@ def test_large_graph_follows_the_step_clicks_and_reads_in_the_dark_theme(browser
         assert "selected" in page.get_attribute("#n-var0", "class").split()
         assert "selected" not in page.get_attribute(f"#{target}", "class").split()
         contrast = page.evaluate(CONTRAST)
-        shot(page, "tapeview_jupyterlab_dark.png")
+        shot(page, f"tapeview_{app}_dark.png")
         print(f"dark theme contrast (WCAG ratio): {contrast}")
         assert contrast["pageBackground"] not in ("rgb(255, 255, 255)", "rgba(0, 0, 0, 0)"), contrast
         low = {k: v for k, v in contrast.items() if k != "pageBackground" and v < 4.5}
         assert not low, f"text below 4.5:1 contrast in the dark theme: {low}"
         assert page.get_attribute(".tv-panel-text", "aria-live") == "polite"
-        assert not errors, errors
+        # Notebook 7.6 raises this one at start-up with an empty notebook too: not the viewer's
+        assert not [e for e in errors if "reading 'schema'" not in e], errors
 
 
 def node_titled(page, title: str) -> str:
@@ -613,10 +629,7 @@ def test_a_notebook_saved_after_running_reopens_as_a_picture(browser, tmp_path):
     hook = "--ContentsManager.pre_save_hook=minitape.widgets.export.pre_save_hook"
     with jupyter_server(tmp_path, "lab", extra=(hook,)) as url:
         page, errors = open_notebook(browser, url, "lab", "view.ipynb")
-        wait_idle(page)
-        page.click(".jp-Notebook .jp-Cell .cm-content")
-        page.keyboard.press("Shift+Enter")
-        page.wait_for_selector(".tv .tv-graph svg g.node", timeout=60_000)
+        run_view(page)
         page.keyboard.press("Control+s")
         deadline = time.monotonic() + 30
         while True:
