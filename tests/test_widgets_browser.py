@@ -279,6 +279,13 @@ def test_saved_html_animates_offline_and_large_frames_are_fast(browser, tmp_path
     assert 0 < hidden < members and "▸" in block.text_content()
     block.click()
     assert page.evaluate("() => [...document.querySelectorAll('.tv g.node')].every(g => g.style.display !== 'none')")
+    # by keyboard too: the scope's box takes focus, says what it is, and Enter folds it
+    assert block.get_attribute("aria-label").startswith("name scope block_")
+    block.focus()
+    page.keyboard.press("Enter")
+    assert "folded" in block.get_attribute("class").split()
+    page.keyboard.press("Enter")
+    assert "folded" not in block.get_attribute("class").split()
     page.click("button:has-text('reset')")
     times = frame_times(page, 60)
     page.evaluate("() => window.tapeview.show(window.tapeview.current + 0)")

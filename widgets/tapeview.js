@@ -125,6 +125,11 @@ function renderTapeView(el, data, onStep) {
       showDetails(node.id.slice(2));
       return;
     }
+    if (e.target.id in clusterEls && (e.key === "Enter" || e.key === " ")) {
+      e.preventDefault();
+      fold(e.target.id);
+      return;
+    }
     if (!(e.key in keys) || e.target.tagName === "SELECT" || e.target.tagName === "INPUT") return;
     e.preventDefault();
     if (e.key !== " ") pause();
@@ -220,6 +225,10 @@ function renderTapeView(el, data, onStep) {
     for (const m of members) if (!(m in owner)) owner[m] = cid;
     g.addEventListener("click", () => fold(cid));
     if (clusterEls[cid].label) clusterEls[cid].label.textContent = `▾ ${path.split("/").pop()}`;
+    // the ▾/▸ glyph is decoration: the name and the action are in words for keyboards and screen readers
+    g.setAttribute("tabindex", "0");
+    g.setAttribute("role", "button");
+    g.setAttribute("aria-label", `name scope ${path}: fold or unfold`);
   }
   const folded = new Set();
   function hiddenBy(node) {
