@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import re
+import struct
 import xml.etree.ElementTree as ET
 
 import pytest
 
 import minitape as mt
 from minitape import widgets
-from minitape.widgets import examples, export, layout, scene, steps
+from minitape.widgets import examples, export, layout, scene, steps, summary
 
 SVG = "{http://www.w3.org/2000/svg}"
 EVIL = "<img src=x onerror=alert(1)>"
@@ -121,3 +123,113 @@ def test_collapse_draws_a_scope_as_one_box_that_lights_up_for_its_steps():
     assert len(re.findall(r'class="node ', everything["svg"])) == 3
     with pytest.raises(ValueError, match="unknown scope"):
         scene.scene(model, collapse=["dense_7"])
+
+
+def classes_of(svg: str, element_id: str) -> list:
+    root = ET.fromstring(svg)
+    return next(e for e in root.iter() if e.get("id") == element_id).get("class", "").split()
+
+
+def test_large_tensors_are_summarised_in_a_nodes_details():
+    tape, loss, sources = examples.mlp_step()
+    info = scene.scene(steps.build(tape, loss, sources))["info"]
+    big = [i for i in info.values() if i["shape"] not in ("scalar", "[]") and "entries" in i["value"]]
+    assert big, "the MLP step has no tensor large enough to summarise"
+    for i in info.values():
+        assert len(i["value"]) < 400 and len(i["grad"]) < 400, i
+    first = big[0]
+    assert first["value"].startswith(f"shape {first['shape']}, dtype {first['dtype']}")
+    assert "min " in first["value"] and "mean " in first["value"] and "first entries: " in first["value"]
+    # few entries: every number; non-finite entries counted
+    assert summary.describe(mt.constant([1.5, 2.0]).numpy()) == "[1.5, 2]"
+    text = summary.describe([float("nan"), float("inf")] + [1.0] * 20)
+    assert "non-finite: 1 NaN, 1 inf" in text and "min 1, max 1, mean 1" in text
+
+
+def test_a_running_sum_is_marked_partial_until_its_last_contribution():
+    tape, f, _ = examples.fan_out()
+    data = scene.scene(steps.build(tape, f))
+    w1 = "var0"
+    grads = [i for i, e in enumerate(data["events"]) for node, slot, _ in e["set"] if node == w1 and slot == "grad"]
+    first, last = grads[0], grads[-1]
+    assert first < last  # w1 fans out: two contributions
+    partial = export.to_svg(data, first)
+    assert "grad-partial" in classes_of(partial, f"n-{w1}") and texts_of(partial, w1)[3].endswith(" …")
+    done = export.to_svg(data, last)
+    assert "grad-partial" not in classes_of(done, f"n-{w1}") and texts_of(done, w1)[3] == "grad 36"
+
+
+def test_the_first_nonfinite_op_is_drawn_apart_from_the_later_ones():
+    x = mt.Variable([1.0, 800.0], name="x")
+    with mt.GradientTape(persistent=True) as tape:
+        e = mt.exp(x)  # overflows to inf: the first non-finite op
+        y = mt.reduce_sum(1.0 / e * e)  # inf / inf: NaN downstream
+    data = scene.scene(steps.build(tape, y))
+    svg = export.to_svg(data, -1)
+    exp_node = next(n for n, i in data["info"].items() if i["op"] == "Exp")
+    assert {"nan", "nan-first"} <= set(classes_of(svg, f"n-{exp_node}"))
+    later = [n for n in data["nodes"] if n != exp_node and "nan" in classes_of(svg, f"n-{n}")]
+    assert later and all("nan-first" not in classes_of(svg, f"n-{n}") for n in later)
+
+
+def test_cut_edges_are_dashed_with_their_reason():
+    tape, f, _ = examples.fan_out()
+    model = steps.build(tape, f)
+    reason = "numpy escape: .numpy() left the tape, so no gradient flows back"
+    model.edges[0].cut = reason  # the field the step model gives cut paths
+    data = scene.scene(model)
+    edge = model.edges[0].id
+    assert data["cuts"] == {edge: reason}
+    svg = export.to_svg(data, 0)
+    assert "cut" in classes_of(svg, f"e-{edge}")
+    root = ET.fromstring(svg)
+    g = next(e for e in root.iter() if e.get("id") == f"e-{edge}")
+    assert g.find(f"{SVG}title").text.endswith(f"gradient path cut: {reason}")
+    drawn = re.search(rf'<g id="e&#45;{edge}" class="edge">.*?</g>', data["svg"], flags=re.S).group(0)
+    assert "stroke-dasharray" in drawn  # dashed by Graphviz too: the static pictures show the cut
+    labels = [t.text for t in root.iter(f"{SVG}text") if "cut" in (t.get("class") or "")]
+    assert labels == ["cut: " + reason[:39] + "…"]
+    assert scene.scene(steps.build(tape, f))["cuts"] == {}  # no cut, no dashes
+
+
+def test_the_notebook_output_carries_a_png_that_graphviz_drew():
+    tape, f, _ = examples.fan_out()
+    view = widgets.TapeView(tape, f)
+    data, _ = view._repr_mimebundle_()
+    png = base64.b64decode(data["image/png"])
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    width, height = struct.unpack(">II", png[16:24])
+    assert 300 < width < 2000 and 150 < height < 2000
+    assert {"image/svg+xml", "text/plain", export.WIDGET_VIEW} <= set(data)
+
+
+def test_dead_widget_views_are_dropped_from_saved_notebooks():
+    def output(model_id, *others):
+        data = {export.WIDGET_VIEW: {"model_id": model_id, "version_major": 2, "version_minor": 1}}
+        data.update({mime: "x" for mime in others})
+        return {"output_type": "display_data", "data": data, "metadata": {}}
+
+    notebook = {
+        "cells": [{"cell_type": "code", "outputs": [output("saved", "image/png"), output("gone", "image/png")]}],
+        "metadata": {"widgets": {export.WIDGET_STATE: {"state": {"saved": {}}}}},
+    }
+    notebook["cells"].append({"cell_type": "code", "outputs": [output("alone")]})
+    assert export.drop_dead_widget_views(notebook) == 1
+    kept, dropped = notebook["cells"][0]["outputs"]
+    assert export.WIDGET_VIEW in kept["data"]  # its model is saved: it renders without a kernel
+    assert set(dropped["data"]) == {"image/png"}  # the picture stays
+    assert export.WIDGET_VIEW in notebook["cells"][1]["outputs"][0]["data"]  # nothing else to show: kept
+    model = {"type": "notebook", "content": {"cells": [{"cell_type": "code", "outputs": [output("x", "text/plain")]}]}}
+    export.pre_save_hook(model=model, path="lesson.ipynb", contents_manager=None)
+    assert set(model["content"]["cells"][0]["outputs"][0]["data"]) == {"text/plain"}
+
+
+def test_a_large_view_skips_the_png_and_says_so(monkeypatch):
+    from minitape.widgets import tapeview
+
+    tape, f, _ = examples.fan_out()
+    view = widgets.TapeView(tape, f)
+    monkeypatch.setattr(tapeview, "PNG_MAX_NODES", len(view.model.nodes) - 1)
+    data, _ = view._repr_mimebundle_()
+    assert "image/png" not in data and "image/svg+xml" in data
+    assert "no PNG picture above 9 nodes" in data["text/plain"]

@@ -10,8 +10,14 @@ from __future__ import annotations
 import html
 import json
 import re
+import shutil
+import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
+
+from .layout import INSTALL_HINT, GraphvizNotFoundError
+from .steps import StepModel
 
 _HERE = Path(__file__).parent
 _SVG = "http://www.w3.org/2000/svg"
@@ -39,12 +45,17 @@ def to_svg(scene: dict, step: int) -> str:
     step %= len(events)
     root = ET.fromstring(scene["svg"])
     by_id = {e.get("id"): e for e in root.iter() if e.get("id")}
-    shown: dict[tuple[str, str], str] = {}
+    shown = final_texts(events[: step + 1])
     nan = set()
     backward_done = set()
+    last_grad = {
+        node: index
+        for index, event in enumerate(events)
+        for node, slot, text in event["set"]
+        if slot == "grad" and text != "grad None"
+    }
+    first_nan = next((e["node"] for e in events if e["nonfinite"] and e["node"]), None)
     for event in events[: step + 1]:
-        for node, slot, text in event["set"]:
-            shown[(node, slot)] = text
         if event["nonfinite"] and event["node"]:
             nan.add(event["node"])
         if event["kind"] == "backward":
@@ -54,9 +65,12 @@ def to_svg(scene: dict, step: int) -> str:
         if g is None:
             continue
         texts = g.findall(f"{{{_SVG}}}text")
+        partial = (node, "grad") in shown and shown[(node, "grad")] != "grad None" and last_grad.get(node, -1) > step
         for index, slot in ((2, "value"), (3, "grad")):
             if len(texts) > index:
-                texts[index].text = shown.get((node, slot), "")
+                texts[index].text = shown.get((node, slot), "") + (" …" if slot == "grad" and partial else "")
+        if partial:
+            _add_class(g, "grad-partial")
         if (node, "value") in shown:
             _add_class(g, "fwd-done")
         grad = shown.get((node, "grad"))
@@ -64,6 +78,8 @@ def to_svg(scene: dict, step: int) -> str:
             _add_class(g, "grad-none" if grad == "grad None" else "has-grad")
         if node in nan:
             _add_class(g, "nan")
+            if node == first_nan:
+                _add_class(g, "nan-first")
         if node in backward_done:
             _add_class(g, "bwd-done")
     event = events[step]
@@ -73,12 +89,25 @@ def to_svg(scene: dict, step: int) -> str:
         if f"e-{edge}" in by_id:
             _add_class(by_id[f"e-{edge}"], "active-bwd" if event["kind"] == "backward" else "active-fwd")
     graph = next((e for e in root.iter(f"{{{_SVG}}}g") if e.get("class") == "graph"), root)
-    for edge, text, cls in event["labels"]:
+    # labels go under the nodes (as in the browser): a label never hides a node's text
+    node_groups = [e for e in list(graph) if "node" in e.get("class", "").split()]
+    for g in node_groups:
+        graph.remove(g)
+    labels = [[edge, text, cls, -4] for edge, text, cls in event["labels"]]
+    for edge, reason in scene.get("cuts", {}).items():
+        if f"e-{edge}" in by_id:
+            _add_class(by_id[f"e-{edge}"], "cut")
+            tip = by_id[f"e-{edge}"].find(f"{{{_SVG}}}title")
+            if tip is not None:
+                tip.text = f"{tip.text}: gradient path cut: {reason}"
+            labels.append([edge, "cut: " + (reason if len(reason) <= 40 else reason[:39] + "…"), "cut", 14])
+    for edge, text, cls, dy in labels:
         if not text or edge not in scene["anchors"]:
             continue
         if cls == "none" and f"e-{edge}" in by_id:
             _add_class(by_id[f"e-{edge}"], "none")
         x, y = scene["anchors"][edge]
+        y += dy + 4
         width = 7 * len(text) + 6
         ET.SubElement(
             graph,
@@ -95,11 +124,21 @@ def to_svg(scene: dict, step: int) -> str:
         )
         label.set("text-anchor", "middle")
         label.text = text  # ElementTree escapes it on output
+    graph.extend(node_groups)
     _add_class(root, "tv")
     css = ET.Element(f"{{{_SVG}}}style")
-    css.text = "\n".join(line for line in style().splitlines() if line.startswith(".tv ") or "edge-label" in line)
+    css.text = style()
     root.insert(0, css)
     return ET.tostring(root, encoding="unicode")
+
+
+def final_texts(events: list) -> dict[tuple[str, str], str]:
+    """(node, "value" | "grad") -> the text shown after replaying `events`."""
+    shown: dict[tuple[str, str], str] = {}
+    for event in events:
+        for node, slot, text in event["set"]:
+            shown[(node, slot)] = text
+    return shown
 
 
 def _json_for_script(data: dict) -> str:
@@ -142,3 +181,63 @@ def save_html(scene: dict, path: str | Path, title: str = "minitape tape view") 
     path = Path(path)
     path.write_text(html_page(scene, title), encoding="utf-8")
     return path
+
+
+def to_png(model: StepModel, scene: dict, collapse: Any = None, timeout: float = 60.0) -> bytes:
+    """The graph as it looks after the last step, as PNG bytes, drawn by Graphviz itself (`dot -Tpng`).
+
+    JupyterLab and Notebook 7 do not render SVG in an untrusted notebook (a fresh clone is untrusted),
+    but they do render PNG: this is the picture a student sees before running anything.
+    """
+    from .scene import dot_source
+
+    shown = final_texts(scene["events"])
+    final = [[node, slot, text] for (node, slot), text in shown.items()]
+    source = dot_source(model, [final], scene.get("rankdir", "LR"), collapse)
+    program = shutil.which("dot")
+    if program is None:
+        raise GraphvizNotFoundError(INSTALL_HINT)
+    # 96 dpi, at most 16 inches wide: a notebook column, not a poster
+    done = subprocess.run(
+        [program, "-Tpng", "-Gdpi=96", "-Gsize=16,60", "-Gbgcolor=white"],
+        input=source.encode(),
+        capture_output=True,
+        timeout=timeout,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"Graphviz `dot -Tpng` failed (exit {done.returncode}): {done.stderr.decode()[:500]}")
+    return done.stdout
+
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+
+
+def drop_dead_widget_views(notebook: dict) -> int:
+    """Remove widget views whose model the notebook does not save; return how many were removed.
+
+    A saved widget view whose model is gone (no kernel, no saved widget state) shows
+    "Error displaying widget: model not found" in JupyterLab and Notebook 7. Without it, the same
+    output shows its picture (PNG or SVG) instead; running the cell again brings the live widget back.
+    """
+    saved = notebook.get("metadata", {}).get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    removed = 0
+    for cell in notebook.get("cells", []):
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            view = data.get(WIDGET_VIEW)
+            if view is not None and view.get("model_id") not in saved and len(data) > 1:
+                del data[WIDGET_VIEW]
+                removed += 1
+    return removed
+
+
+def pre_save_hook(model: dict, **kwargs: Any) -> None:
+    """A Jupyter server `ContentsManager.pre_save_hook`: every notebook saves with no dead widget views.
+
+    Start JupyterLab with `--ContentsManager.pre_save_hook=minitape.widgets.export.pre_save_hook`
+    and a notebook saved, closed and reopened (kernel gone) shows its pictures, never "model not found".
+    """
+    if model.get("type") == "notebook" and isinstance(model.get("content"), dict):
+        drop_dead_widget_views(model["content"])

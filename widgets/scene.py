@@ -15,6 +15,7 @@ import numpy as np
 
 from .layout import layout
 from .steps import Node, StepModel, _name, fmt
+from .summary import describe
 
 FONT = "Helvetica,Arial,sans-serif"
 STYLE = {
@@ -214,7 +215,9 @@ def dot_source(model: StepModel, updates: list, rankdir: str = "LR", collapse: A
         src, dst = owner.get(e.src, e.src), owner.get(e.dst, e.dst)
         if src != dst and (src, dst) not in drawn:
             drawn.add((src, dst))
-            lines.append(f'  {src} -> {dst} [id="e-{e.id}"];')
+            cut = getattr(e, "cut", "")  # why the gradient cannot flow back along this edge, if it cannot
+            style = ' style=dashed color="#8a5a00"' if cut else ""  # the reason is added as a tooltip by the viewer
+            lines.append(f'  {src} -> {dst} [id="e-{e.id}"{style}];')
     lines.append("}")
     return "\n".join(lines)
 
@@ -266,9 +269,7 @@ def node_info(model: StepModel) -> dict:
 
 
 def _full(value: Any) -> str:
-    if value is None:
-        return "None"
-    return np.array2string(np.asarray(value), precision=4, threshold=64, separator=", ")
+    return describe(value)  # large tensors summarised: a node's details must fit beside the graph
 
 
 def aspect(svg: str) -> float:
@@ -285,11 +286,12 @@ def scene(model: StepModel, rankdir: str = "auto", collapse: Any = None) -> dict
     `collapse` draws whole name scopes as one box each (see `fold_map`); their steps light the box.
     """
     updates = node_updates(model)
-    svg = layout(dot_source(model, updates, "LR" if rankdir == "auto" else rankdir, collapse))
+    chosen = "LR" if rankdir == "auto" else rankdir
+    svg = layout(dot_source(model, updates, chosen, collapse))
     if rankdir == "auto" and aspect(svg) > 2.5:
         tall = layout(dot_source(model, updates, "TB", collapse))
         if abs(math.log(aspect(tall) / 1.6)) < abs(math.log(aspect(svg) / 1.6)):
-            svg = tall
+            svg, chosen = tall, "TB"
     owner, groups = fold_map(model, collapse)
     info = node_info(model)
     for gid, (path, members) in groups.items():
@@ -319,4 +321,7 @@ def scene(model: StepModel, rankdir: str = "auto", collapse: Any = None) -> dict
         "clusters": clusters(model, collapse),
         "anchors": edge_anchors(svg),
         "events": events,
+        "rankdir": chosen,  # the direction drawn: a static PNG of the view is laid out the same way
+        # why a gradient path is cut (numpy escape, int dtype, stop_gradient, ...): drawn dashed with the reason
+        "cuts": {e.id: e.cut for e in model.edges if getattr(e, "cut", "")},
     }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from . import export, steps
 from .scene import scene as build_scene
 
 _HERE = Path(__file__).parent
+PNG_MAX_NODES = 500  # above this, `dot -Tpng` takes about a second and the PNG weighs half a megabyte
 
 
 class TapeView(anywidget.AnyWidget):
@@ -41,6 +43,8 @@ class TapeView(anywidget.AnyWidget):
         if rankdir not in ("auto", "LR", "TB", "RL", "BT"):
             raise ValueError(f'TapeView: rankdir must be "auto", "LR", "TB", "RL" or "BT", not {rankdir!r}')
         self.model = steps.build(tape, target, sources)
+        self._collapse = collapse
+        self._png: bytes | None = None
         super().__init__(scene=build_scene(self.model, rankdir, collapse), **kwargs)
 
     @property
@@ -55,16 +59,29 @@ class TapeView(anywidget.AnyWidget):
         """Write one self-contained HTML file that animates offline (for slides and course websites)."""
         return export.save_html(self.scene, path, title)
 
+    def to_png(self) -> bytes:
+        """The graph after the last step as PNG bytes (Graphviz draws it): the picture an untrusted notebook shows."""
+        if self._png is None:
+            self._png = export.to_png(self.model, self.scene, self._collapse)
+        return self._png
+
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        # the SVG next to the widget: GitHub and nbviewer cannot run widgets, they show the picture instead
+        # Pictures next to the widget, for wherever the widget cannot run: GitHub and nbviewer show the SVG;
+        # JupyterLab and Notebook 7 show the PNG in a notebook that is not trusted yet (they never render
+        # SVG there), and after `export.drop_dead_widget_views` removed a saved view whose model is gone.
         data = super()._repr_mimebundle_(**kwargs)
         if isinstance(data, tuple):
             data, metadata = data
         else:
             metadata = {}
         data = dict(data or {})
+        metadata = dict(metadata or {})
         data["image/svg+xml"] = self.to_svg(-1)
         data["text/plain"] = repr(self)
+        if len(self.model.nodes) <= PNG_MAX_NODES:
+            data["image/png"] = base64.b64encode(self.to_png()).decode("ascii")
+        else:  # a second layout of a big graph costs seconds and the PNG megabytes: say so instead
+            data["text/plain"] += f" (no PNG picture above {PNG_MAX_NODES} nodes: run the cell to see the graph)"
         return data, metadata
 
     def __repr__(self) -> str:
