@@ -15,7 +15,7 @@ from typing import Any
 from .steps import StepModel
 
 COPY_ABOVE = 6  # a leaf feeding more ops than this is drawn once per use (a copy beside each op)
-AUTO_FOLD_NODES = 600  # above this many drawn nodes `dot` takes over ~2 s on a 2-core machine: fold
+AUTO_FOLD_NODES = 1000  # drawn nodes; past this `dot` takes 1 to 3 s and more on a 2-core machine: fold
 FOLD_BOXES = 150  # how many boxes a run fold aims for
 
 
@@ -103,43 +103,43 @@ def make_plan(model: StepModel, collapse: Any = None) -> Plan:
     """The drawing: `collapse` None folds by itself past `AUTO_FOLD_NODES`, False never, True or paths as asked."""
     plan = Plan()
     if collapse:
-        plan.groups = scope_groups(model, collapse)
-    elif collapse is None and len(model.nodes) > AUTO_FOLD_NODES:
-        _auto_fold(model, plan)
-    for gid, (_, ids, _) in plan.groups.items():
-        plan.owner.update({m: gid for m in ids})
-    _route_edges(model, plan)
-    if collapse is None and not plan.groups and _drawn(plan, model) > AUTO_FOLD_NODES:
-        _auto_fold(model, plan)  # the copies alone made it too big
-        plan.owner = {m: gid for gid, (_, ids, _) in plan.groups.items() for m in ids}
+        _fold(model, plan, scope_groups(model, collapse))
+    else:
         _route_edges(model, plan)
+        if collapse is None and drawn_nodes(model, plan) > AUTO_FOLD_NODES:
+            _auto_fold(model, plan)
     return plan
 
 
-def _drawn(plan: Plan, model: StepModel) -> int:
+def drawn_nodes(model: StepModel, plan: Plan) -> int:
+    """How many boxes and ellipses Graphviz gets."""
     return len(model.nodes) - len(plan.owner) + len(plan.groups) + len(plan.copies)
 
 
+def _fold(model: StepModel, plan: Plan, groups: dict) -> None:
+    plan.groups = groups
+    plan.owner = {m: gid for gid, (_, ids, _) in groups.items() for m in ids}
+    _route_edges(model, plan)
+
+
 def _auto_fold(model: StepModel, plan: Plan) -> None:
-    n = len(model.nodes)
-    tree = scope_tree(model)
-    if any(name is not None for name in tree):
-        groups = scope_groups(model, True)
-        folded = sum(len(ids) for _, ids, _ in groups.values())
-        if n - folded + len(groups) <= AUTO_FOLD_NODES // 2:  # leave room for the copies of shared variables
-            plan.groups = groups
+    """Fold each top-level scope into a box if that is enough, else runs of consecutive ops; say which."""
+    before = drawn_nodes(model, plan)
+    if any(name is not None for name in scope_tree(model)):
+        _fold(model, plan, scope_groups(model, True))
+        if drawn_nodes(model, plan) <= AUTO_FOLD_NODES:
             plan.notice = (
-                f"This tape has {n:,} nodes, too many to lay out quickly, so each top-level name scope is "
-                f"drawn as one box ({len(groups)} boxes; click a box for what it holds). "
+                f"This tape would draw {before:,} nodes, too many to lay out quickly, so each top-level name "
+                f"scope is drawn as one box ({len(plan.groups)} boxes; click a box for what it holds). "
                 "Pass collapse=False to draw every node (slow), or collapse=[scope paths] to choose."
             )
             return
-    plan.groups = run_groups(model)
-    size = len(plan.groups[next(iter(plan.groups))][1]) if plan.groups else 0
+    _fold(model, plan, run_groups(model))
     plan.scopes = False
+    size = math.ceil(sum(n.record is not None for n in model.nodes) / FOLD_BOXES)
     plan.notice = (
-        f"This tape has {n:,} nodes, too many to lay out quickly, so runs of about {size} consecutive ops "
-        f"are drawn as one box each ({len(plan.groups)} boxes; click a box for what it holds). "
+        f"This tape would draw {before:,} nodes, too many to lay out quickly, so runs of {size} "
+        f"consecutive ops are drawn as one box each ({len(plan.groups)} boxes; click a box for what it holds). "
         "Pass collapse=False to draw every node (slow), or record fewer ops."
     )
 

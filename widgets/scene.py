@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .layout import layout
-from .plan import Plan, make_plan, members, scope_tree, walk
+from .plan import Plan, drawn_nodes, make_plan, members, scope_tree, walk
 from .steps import Node, StepModel, _name, fmt
 
 FONT = "Helvetica,Arial,sans-serif"
@@ -43,10 +43,28 @@ def short(value: np.ndarray | None) -> str:
         return "None"
     a = np.asarray(value)
     if a.size <= 4:
-        return fmt(a)
+        return small_text(a)
     text = fmt(a)
     m = re.search(r"in (\[.*?\])", text)
     return (m.group(1) if m else text.split(" ")[0]) + (" NaN!" if "NaN" in text else "")
+
+
+def small_text(a: np.ndarray) -> str:
+    """`steps.fmt` of a tensor of at most 4 numbers, without numpy's array printer (thousands of nodes add up)."""
+    if a.ndim > 1 or a.dtype.kind not in "biuf":
+        return fmt(a)
+    numbers = [_number(x) for x in a.reshape(-1).tolist()]
+    return numbers[0] if a.ndim == 0 else "[" + ", ".join(numbers) + "]"
+
+
+def _number(x: float | int | bool) -> str:
+    if isinstance(x, (bool, int)):
+        return str(x)
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return f"{x:.4g}"
 
 
 def shape_text(node: Node) -> str:
@@ -297,6 +315,8 @@ def node_info(model: StepModel) -> dict:
 def _full(value: Any) -> str:
     if value is None:
         return "None"
+    if np.size(value) <= 4:  # numpy's printer costs ~0.1 ms a call: thousands of nodes add up
+        return small_text(np.asarray(value))
     return np.array2string(np.asarray(value), precision=4, threshold=64, separator=", ")
 
 
@@ -312,7 +332,7 @@ def _guess_rankdir(model: StepModel, drawing: Plan) -> str:
     for _, src, dst in drawing.edges:  # tape order: a source is always placed before what it feeds
         depth[dst] = max(depth.get(dst, 0), depth.get(src, 0) + 1)
     ranks = max(depth.values(), default=0) + 1
-    n_drawn = len(model.nodes) - len(drawing.owner) + len(drawing.groups) + len(drawing.copies)
+    n_drawn = drawn_nodes(model, drawing)
     width = max(1.0, n_drawn / ranks)
     wide = (ranks * 2.1) / (width * 1.1)  # LR: ranks side by side; a node about 1.6 x 0.8 in plus the gaps
     tall = (width * 1.9) / (ranks * 1.3)
@@ -330,7 +350,7 @@ def scene(model: StepModel, rankdir: str = "auto", collapse: Any = None) -> dict
     drawing = make_plan(model, collapse)
     owner = drawing.owner
     updates = node_updates(model)
-    n_drawn = len(model.nodes) - len(owner) + len(drawing.groups) + len(drawing.copies)
+    n_drawn = drawn_nodes(model, drawing)
     big = n_drawn >= PROGRESS_NODES
     if big:
         print(f"TapeView: laying out {n_drawn:,} nodes with Graphviz…", flush=True)  # dot can take seconds
