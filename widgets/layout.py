@@ -31,8 +31,12 @@ def graph_size(dot_source: str) -> tuple[int, int]:
     return dot_source.count(' [id="n-'), dot_source.count(' [id="e-')
 
 
-def layout(dot_source: str, timeout: float = TIMEOUT) -> str:
-    """Lay out `dot_source` with `dot -Tsvg`; return the SVG element alone (no XML prolog), ready to inline."""
+def layout(dot_source: str, timeout: float | None = None) -> str:
+    """Lay out `dot_source` with `dot -Tsvg`; return the SVG element alone (no XML prolog), ready to inline.
+
+    Past `timeout` seconds (default `TIMEOUT`) `dot` is stopped and `LayoutTimeoutError` says what to draw instead.
+    """
+    timeout = TIMEOUT if timeout is None else timeout
     program = shutil.which("dot")
     if program is None:
         raise GraphvizNotFoundError(INSTALL_HINT)

@@ -76,14 +76,14 @@ def scope_groups(model: StepModel, collapse: Any) -> dict:
     return groups
 
 
-def run_groups(model: StepModel, boxes: int = FOLD_BOXES) -> dict:
+def run_groups(model: StepModel, boxes: int | None = None) -> dict:
     """{group id: (name, member ids, "run")}: consecutive ops in tape order, about `boxes` boxes.
 
     Unwatched constants go into the box of the op that first reads them; variables and watched
     tensors (the sources whose gradients the view is about) stay drawn.
     """
     ops = [n for n in model.nodes if n.record is not None]
-    size = max(1, math.ceil(len(ops) / boxes))
+    size = max(1, math.ceil(len(ops) / (boxes or fold_boxes())))
     groups, box_of = {}, {}
     for start in range(0, len(ops), size):
         run = ops[start : start + size]
@@ -111,6 +111,11 @@ def make_plan(model: StepModel, collapse: Any = None) -> Plan:
     return plan
 
 
+def fold_boxes() -> int:
+    """How many boxes a run fold makes: room is left for a copy of each shared variable beside each box."""
+    return max(1, min(FOLD_BOXES, AUTO_FOLD_NODES // 4))
+
+
 def drawn_nodes(model: StepModel, plan: Plan) -> int:
     """How many boxes and ellipses Graphviz gets."""
     return len(model.nodes) - len(plan.owner) + len(plan.groups) + len(plan.copies)
@@ -136,7 +141,7 @@ def _auto_fold(model: StepModel, plan: Plan) -> None:
             return
     _fold(model, plan, run_groups(model))
     plan.scopes = False
-    size = math.ceil(sum(n.record is not None for n in model.nodes) / FOLD_BOXES)
+    size = max(1, math.ceil(sum(n.record is not None for n in model.nodes) / fold_boxes()))
     plan.notice = (
         f"This tape would draw {before:,} nodes, too many to lay out quickly, so runs of {size} "
         f"consecutive ops are drawn as one box each ({len(plan.groups)} boxes; click a box for what it holds). "
