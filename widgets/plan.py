@@ -28,7 +28,7 @@ class Plan:
     copied: dict = field(default_factory=dict)  # leaf id -> number of copies drawn
     edges: list = field(default_factory=list)  # (drawn edge id, drawn src, drawn dst) in drawing order
     edge_of: dict = field(default_factory=dict)  # model edge id -> the drawn edge that stands for it (absent: hidden)
-    copies: list = field(default_factory=list)  # (copy id, leaf id, use number)
+    copies: list = field(default_factory=list)  # (copy id, leaf id, use number, the drawn node it feeds)
     notice: str = ""
     scopes: bool = True  # draw name scopes as clusters (a run fold draws none: its boxes cross scopes)
 
@@ -169,7 +169,7 @@ def _route_edges(model: StepModel, plan: Plan) -> None:
                 k = plan.copied.get(e.src, 0) + 1
                 plan.copied[e.src] = k
                 copy_at[key] = f"{e.src}-use{k}"
-                plan.copies.append((copy_at[key], e.src, k))
+                plan.copies.append((copy_at[key], e.src, k, dst))
             src = copy_at[key]
         if src == dst:
             continue  # inside one box

@@ -185,6 +185,21 @@ def dot_source(
         )
         extra = " peripheries=2" if n.is_target else ""
         lines.append(f'{indent}{n.id} [id="n-{n.id}" class="{n.kind}" label="{label}" {STYLE[n.kind]}{extra}];')
+        emit_copies(n.id, indent)
+
+    copies_into: dict[str, list] = {}
+    for copy in drawing.copies:
+        copies_into.setdefault(copy[3], []).append(copy)
+
+    def emit_copies(dst: str, indent: str) -> None:
+        """A much-used leaf's copies sit with the op they feed (inside its scope's cluster)."""
+        for copy_id, leaf, k, _ in copies_into.get(dst, []):
+            n = by_id[leaf]
+            name = dot_escape(_name(n) if n.kind == "variable" else title_text(n))
+            label = f"{name}\\nuse {k} of {drawing.copied[leaf]}"
+            lines.append(
+                f'{indent}"{copy_id}" [id="n-{copy_id}" class="{n.kind} use-copy" label="{label}" {STYLE[n.kind]}];'
+            )
 
     def emit_group(gid: str, indent: str) -> None:
         name, ids, kind = drawing.groups[gid]
@@ -194,6 +209,7 @@ def dot_source(
             ops = sorted({by_id[m].label for m in ids if by_id[m].record is not None})
             label = f"▸ {len(ids)} nodes folded\\n{dot_escape(name)}\\n{dot_escape(_few(ops))}"
         lines.append(f'{indent}{gid} [id="n-{gid}" class="group" label="{label}" {STYLE["group"]}];')
+        emit_copies(gid, indent)
 
     def emit(branch: dict, indent: str, path: str, counter: list) -> None:
         for n in branch.get(None, []):
@@ -220,10 +236,6 @@ def dot_source(
                 emit_node(n, "  ")
         for gid in drawing.groups:
             emit_group(gid, "  ")
-    for copy_id, leaf, k in drawing.copies:
-        n = by_id[leaf]
-        label = f"{dot_escape(_name(n) if n.kind == 'variable' else title_text(n))}\\nuse {k} of {drawing.copied[leaf]}"
-        lines.append(f'  {_q(copy_id)} [id="n-{copy_id}" class="{n.kind} use-copy" label="{label}" {STYLE[n.kind]}];')
     slots = _label_slots(model, drawing)
     for edge_id, src, dst in drawing.edges:
         slot = f' label="{"0" * (len(slots[edge_id]) + 2)}"' if edge_id in slots else ""
