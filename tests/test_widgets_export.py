@@ -269,3 +269,17 @@ def test_small_tensors_are_written_as_the_step_model_writes_them():
     values += [rng.normal(size=3).astype(np.float32), np.array([], dtype=float), np.ones((2, 2))]
     for value in values:
         assert scene.short(value) == steps.fmt(value)
+
+
+def test_a_tape_of_a_great_many_variables_folds_them_into_the_boxes_too(monkeypatch):
+    weights = [mt.Variable(float(k), name=f"w{k}") for k in range(60)]
+    with mt.GradientTape(persistent=True) as tape:
+        total = weights[0] * 1.0
+        for w in weights[1:]:
+            total = total + w
+    model = steps.build(tape, total, weights)
+    monkeypatch.setattr(plan, "AUTO_FOLD_NODES", 40)
+    data = scene.scene(model)
+    assert "consecutive ops, with the inputs they read first, are drawn as one box each" in data["notice"]
+    assert len(re.findall(r'class="node ', data["svg"])) <= 40
+    drawn_edges_are_the_animated_ones(data)

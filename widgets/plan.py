@@ -76,11 +76,11 @@ def scope_groups(model: StepModel, collapse: Any) -> dict:
     return groups
 
 
-def run_groups(model: StepModel, boxes: int | None = None) -> dict:
+def run_groups(model: StepModel, boxes: int | None = None, leaves: tuple = ("constant",)) -> dict:
     """{group id: (name, member ids, "run")}: consecutive ops in tape order, about `boxes` boxes.
 
-    Unwatched constants go into the box of the op that first reads them; variables and watched
-    tensors (the sources whose gradients the view is about) stay drawn.
+    Leaves of the kinds in `leaves` go into the box of the op that first reads them. By default only
+    unwatched constants: variables and watched tensors (the sources the view is about) stay drawn.
     """
     ops = [n for n in model.nodes if n.record is not None]
     size = max(1, math.ceil(len(ops) / (boxes or fold_boxes())))
@@ -93,7 +93,7 @@ def run_groups(model: StepModel, boxes: int | None = None) -> dict:
         box_of.update({n.id: gid for n in run})
     kind = {n.id: n.kind for n in model.nodes}
     for e in model.edges:  # tape order: the first reader of a constant comes first
-        if kind[e.src] == "constant" and e.src not in box_of:
+        if kind[e.src] in leaves and e.src not in box_of:
             box_of[e.src] = box_of[e.dst]
             groups[box_of[e.dst]][1].append(e.src)
     return groups
@@ -140,11 +140,15 @@ def _auto_fold(model: StepModel, plan: Plan) -> None:
             )
             return
     _fold(model, plan, run_groups(model))
+    inputs = ""
+    if drawn_nodes(model, plan) > AUTO_FOLD_NODES:  # a great many variables: they go into the boxes too
+        _fold(model, plan, run_groups(model, leaves=("constant", "variable", "watched")))
+        inputs = ", with the inputs they read first,"
     plan.scopes = False
     size = max(1, math.ceil(sum(n.record is not None for n in model.nodes) / fold_boxes()))
     plan.notice = (
         f"This tape would draw {before:,} nodes, too many to lay out quickly, so runs of {size} "
-        f"consecutive ops are drawn as one box each ({len(plan.groups)} boxes; click a box for what it holds). "
+        f"consecutive ops{inputs} are drawn as one box each ({len(plan.groups)} boxes; click a box for what it holds). "
         "Pass collapse=False to draw every node (slow), or record fewer ops."
     )
 
