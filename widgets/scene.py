@@ -128,16 +128,6 @@ def _longest(texts: list, default: str) -> str:
     return max(texts, key=len) if texts else default
 
 
-def fold_map(model: StepModel, collapse: Any) -> tuple[dict, dict]:
-    """Which nodes are drawn as one box: ({node id: group id}, {group id: (name, member ids)}).
-
-    `collapse` None folds by itself past `plan.AUTO_FOLD_NODES` drawn nodes, False never folds,
-    True folds every top-level scope, and scope paths such as ["dense", "loss"] fold those.
-    """
-    drawing = make_plan(model, collapse)
-    return drawing.owner, {gid: (name, ids) for gid, (name, ids, _) in drawing.groups.items()}
-
-
 def _label_slots(model: StepModel, drawing: Plan) -> dict:
     """Drawn edge id -> the longest step label it will carry: Graphviz keeps that much room free beside it."""
     slots: dict[str, str] = {}
@@ -356,7 +346,7 @@ def scene(model: StepModel, rankdir: str = "auto", collapse: Any = None) -> dict
 
     rankdir "auto" lays the graph out left to right, unless that makes it so wide that the text
     would be tiny on a screen: then top to bottom, whichever shape is closer to a 16:10 screen.
-    `collapse` draws whole name scopes as one box each (see `fold_map`); their steps light the box.
+    `collapse` draws whole name scopes as one box each (see `plan.make_plan`); their steps light the box.
     Left as None, a big tape folds by itself, and `notice` says so (empty otherwise).
     """
     drawing = make_plan(model, collapse)
