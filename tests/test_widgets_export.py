@@ -236,7 +236,7 @@ def test_a_layout_past_the_time_limit_says_what_to_do_instead_of_timing_out(monk
 
 def test_step_labels_never_cover_a_node():
     """Each label's box (as `to_svg` and the browser draw it) lies in room Graphviz kept free beside its edge."""
-    for make in (examples.fan_out, examples.mlp_step, examples.keras_mlp_step):
+    for make in (examples.fan_out, examples.mlp_step, examples.keras_mlp_step, lambda: examples.shared_variable(10)):
         tape, y, sources = make()
         data = scene.scene(steps.build(tape, y, sources))
         assert not re.search(r'class="edge">(?:(?!</g>).)*<text', data["svg"], flags=re.S)  # placeholders removed
