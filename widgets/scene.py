@@ -197,7 +197,8 @@ def dot_source(
             label = f"▸ {dot_escape(name.split('/')[-1])}\\n{len(ids)} nodes folded"
         else:
             ops = sorted({by_id[m].label for m in ids if by_id[m].record is not None})
-            label = f"▸ {len(ids)} nodes folded\\n{dot_escape(name)}\\n{dot_escape(_few(ops))}"
+            # two lines: both front ends write a node's value and gradient into its third and fourth lines
+            label = f"▸ {len(ids)} nodes folded: {dot_escape(_few(ops))}\\n{dot_escape(name)}"
         lines.append(f'{indent}{gid} [id="n-{gid}" class="group" label="{label}" {STYLE["group"]}];')
         emit_copies(gid, indent)
 
@@ -227,9 +228,11 @@ def dot_source(
         for gid in drawing.groups:
             emit_group(gid, "  ")
     slots = _label_slots(model, drawing)
+    copy_ids = {copy[0] for copy in drawing.copies}
     for edge_id, src, dst in drawing.edges:
         slot = f' label="{"0" * (len(slots[edge_id]) + 2)}"' if edge_id in slots else ""
-        lines.append(f'  {_q(src)} -> {_q(dst)} [id="e-{edge_id}"{slot}];')
+        straight = "" if src in copy_ids else " weight=3"  # the data path stays straight; copies sit beside it
+        lines.append(f'  {_q(src)} -> {_q(dst)} [id="e-{edge_id}"{slot}{straight}];')
     lines.append("}")
     return "\n".join(lines)
 
