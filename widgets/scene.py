@@ -231,7 +231,7 @@ def dot_source(
     copy_ids = {copy[0] for copy in drawing.copies}
     for edge_id, src, dst in drawing.edges:
         slot = f' label="{"0" * (len(slots[edge_id]) + 2)}"' if edge_id in slots else ""
-        straight = "" if src in copy_ids else " weight=3"  # the data path stays straight; copies sit beside it
+        straight = " weight=3" if copy_ids and src not in copy_ids else ""  # the data path straight, copies beside
         lines.append(f'  {_q(src)} -> {_q(dst)} [id="e-{edge_id}"{slot}{straight}];')
     lines.append("}")
     return "\n".join(lines)
