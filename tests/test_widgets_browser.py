@@ -263,7 +263,7 @@ def test_saved_html_animates_offline_and_large_frames_are_fast(browser, tmp_path
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(path.as_uri())
     page.wait_for_selector(".tv-graph svg g.node")
-    assert page.locator(".tv-graph svg g.node").count() == len(view.model.nodes) >= 300
+    assert page.locator(".tv-graph svg g.node:not(.use-copy)").count() == len(view.model.nodes) >= 300
     counter = page.inner_text(".tv-counter")
     page.click("button:has-text('play')")
     page.wait_for_function("() => document.querySelector('.tv-counter').textContent.startsWith('step 3 ')")

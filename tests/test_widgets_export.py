@@ -8,11 +8,12 @@ import re
 import struct
 import xml.etree.ElementTree as ET
 
+import numpy as np
 import pytest
 
 import minitape as mt
 from minitape import widgets
-from minitape.widgets import examples, export, layout, scene, steps, summary
+from minitape.widgets import examples, export, layout, plan, scene, steps, summary
 
 SVG = "{http://www.w3.org/2000/svg}"
 EVIL = "<img src=x onerror=alert(1)>"
@@ -233,3 +234,164 @@ def test_a_large_view_skips_the_png_and_says_so(monkeypatch):
     data, _ = view._repr_mimebundle_()
     assert "image/png" not in data and "image/svg+xml" in data
     assert "no PNG picture above 9 nodes" in data["text/plain"]
+
+
+# ---- the viewer at scale: per-use copies, folding by itself, the layout time limit, label placement ----
+
+
+def svg_ids(svg: str) -> list:
+    return [g.get("id") for g in ET.fromstring(svg).iter(f"{SVG}g") if g.get("id")]
+
+
+def edge_ends(svg: str) -> list:
+    """(src, dst) of each drawn edge, from the titles Graphviz writes ("a->b")."""
+    root = ET.fromstring(svg)
+    ends = []
+    for g in root.iter(f"{SVG}g"):
+        if g.get("class") == "edge":
+            src, dst = g.find(f"{SVG}title").text.split("->")
+            ends.append((src, dst))
+    return ends
+
+
+def box(element: ET.Element) -> tuple:
+    """Bounding box (x0, y0, x1, y1) of a node or cluster group from its outline's coordinates."""
+    xs, ys = [], []
+    for shape in element:
+        if shape.tag == f"{SVG}ellipse":
+            cx, cy, rx, ry = (float(shape.get(k)) for k in ("cx", "cy", "rx", "ry"))
+            xs += [cx - rx, cx + rx]
+            ys += [cy - ry, cy + ry]
+        numbers = [float(v) for v in re.findall(r"-?\d+(?:\.\d+)?", shape.get("points") or shape.get("d") or "")]
+        xs += numbers[0::2]
+        ys += numbers[1::2]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def overlaps(a: tuple, b: tuple) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def drawn_edges_are_the_animated_ones(data: dict) -> None:
+    for event in data["events"]:
+        assert set(event["edges"]) <= set(data["anchors"])
+        assert {edge for edge, _, _ in event["labels"]} <= set(data["anchors"])
+        assert event["node"] is None or event["node"] in data["nodes"]
+
+
+def test_a_variable_feeding_many_ops_is_drawn_once_per_use_and_sums_on_its_canonical_node():
+    tape, y, (w, x) = examples.shared_variable(uses=40)
+    model = steps.build(tape, y, [w, x])
+    data = scene.scene(model)
+    ids = svg_ids(data["svg"])
+    copies = [i for i in ids if i.startswith("n-var0-use")]
+    assert ids.count("n-var0") == 1 and len(copies) == 40  # the canonical node and one copy per op it feeds
+    assert not [i for i in ids if i.startswith("n-var1-")]  # x feeds one op: drawn once, no copies
+    ends = edge_ends(data["svg"])
+    assert not [e for e in ends if e[0] == "var0"]  # no edge reaches across the picture from the canonical node
+    assert sorted(src for src, _ in ends if src.startswith("var0-use")) == sorted(c[2:] for c in copies)
+    classes = {g.get("id"): g.get("class") for g in ET.fromstring(data["svg"]).iter(f"{SVG}g")}
+    assert all(classes[c] == "node variable use-copy" for c in copies)
+    assert "40 copies" in data["info"]["var0"]["uses"] and data["info"]["var1"]["uses"] == ""
+    # the running sum lands on the canonical node, once per use, and ends at the engine's gradient
+    sums = [text for event in data["events"] for node, slot, text in event["set"] if (node, slot) == ("var0", "grad")]
+    assert len(sums) == 40
+    assert (
+        sums[-1] == texts_of(export.to_svg(data, -1), "var0")[3] == "grad " + scene.short(tape.gradient(y, w).numpy())
+    )
+    drawn_edges_are_the_animated_ones(data)
+
+
+def test_a_big_tape_folds_its_name_scopes_by_itself_and_says_so(monkeypatch):
+    tape, y, sources = examples.chain(120)  # 12 name scopes of 10 ops
+    model = steps.build(tape, y, sources)
+    assert scene.scene(model)["notice"] == ""  # small enough: every node drawn
+    monkeypatch.setattr(plan, "AUTO_FOLD_NODES", 60)
+    data = scene.scene(model)
+    assert "name scope is drawn as one box (12 boxes" in data["notice"] and "collapse=False" in data["notice"]
+    assert len(re.findall(r'class="node ', data["svg"])) <= 60
+    assert len(re.findall(r'class="node group"', data["svg"])) == 12
+    drawn_edges_are_the_animated_ones(data)
+    everything = scene.scene(model, collapse=False)  # asked for every node: no fold, no notice
+    assert everything["notice"] == "" and len(re.findall(r'class="node group"', everything["svg"])) == 0
+
+
+def test_a_big_tape_without_scopes_folds_runs_of_ops_into_counted_boxes(monkeypatch):
+    tape, y, sources = examples.shared_variable(uses=60)  # 121 ops, no name scope
+    model = steps.build(tape, y, sources)
+    monkeypatch.setattr(plan, "AUTO_FOLD_NODES", 80)
+    data = scene.scene(model)
+    assert re.search(r"runs of 7 consecutive ops are drawn as one box each \(18 boxes", data["notice"]), data["notice"]
+    assert len(re.findall(r'class="node ', data["svg"])) <= 80 and data["clusters"] == []
+    groups = [n for n in data["nodes"] if n.startswith("group")]
+    assert len(groups) == 18 and data["info"]["group0"]["kind"] == "folded run of ops"
+    folded = [m for g in groups for m in plan.make_plan(model).groups[g][1]]
+    assert sorted(folded) == sorted(n.id for n in model.nodes if n.record is not None)  # every op in one box
+    assert texts_of(export.to_svg(data, -1), "group0") == ["▸ 7 nodes folded: Mul, Sin", "records 2–11"]
+    drawn_edges_are_the_animated_ones(data)
+    assert texts_of(export.to_svg(data, -1), "var0")[3] == "grad " + scene.short(model.gradients["var0"])
+
+
+def test_a_layout_past_the_time_limit_says_what_to_do_instead_of_timing_out(monkeypatch, capsys):
+    tape, y, sources = examples.chain(100)
+    model = steps.build(tape, y, sources)
+    monkeypatch.setattr(layout, "TIMEOUT", 0.001)
+    monkeypatch.setattr(scene, "PROGRESS_NODES", 50)
+    with pytest.raises(widgets.LayoutTimeoutError) as error:
+        scene.scene(model)
+    message = str(error.value)
+    assert re.search(r"did not finish laying out the graph \(\d+ nodes, \d+ edges\) within 0.001 s", message)
+    assert "collapse=True" in message and "fewer ops" in message
+    assert error.value.__suppress_context__  # not a subprocess.TimeoutExpired traceback
+    assert re.search(r"TapeView: laying out \d+ nodes with Graphviz…", capsys.readouterr().out)
+
+
+def test_step_labels_never_cover_a_node():
+    """Each label's box (as `to_svg` and the browser draw it) lies in room Graphviz kept free beside its edge."""
+    for make in (examples.fan_out, examples.mlp_step, examples.keras_mlp_step, lambda: examples.shared_variable(10)):
+        tape, y, sources = make()
+        data = scene.scene(steps.build(tape, y, sources))
+        assert not re.search(r'class="edge">(?:(?!</g>).)*<text', data["svg"], flags=re.S)  # placeholders removed
+        drawn = 0
+        for step in range(len(data["events"])):
+            root = ET.fromstring(export.to_svg(data, step))
+            nodes = [box(g) for g in root.iter(f"{SVG}g") if "node" in (g.get("class") or "").split()]
+            for rect in root.iter(f"{SVG}rect"):
+                if "tv-edge-label-bg" in (rect.get("class") or ""):
+                    x, y0, w, h = (float(rect.get(k)) for k in ("x", "y", "width", "height"))
+                    assert not any(overlaps((x, y0, x + w, y0 + h), b) for b in nodes), (make.__name__, step)
+                    drawn += 1
+        assert drawn >= 10
+
+
+def test_a_folded_scope_shrinks_to_one_small_box():
+    tape, loss, variables = examples.mlp_step()
+    model = steps.build(tape, loss, variables)
+    unfolded = ET.fromstring(scene.scene(model)["svg"])
+    folded = ET.fromstring(scene.scene(model, collapse=["dense"])["svg"])
+    cluster = next(g for g in unfolded.iter(f"{SVG}g") if g.get("id") == "c-0")  # "dense"
+    group = next(g for g in folded.iter(f"{SVG}g") if g.get("id") == "n-group0")
+    (a0, b0, a1, b1), (c0, d0, c1, d1) = box(cluster), box(group)
+    assert (c1 - c0) * (d1 - d0) < (a1 - a0) * (b1 - b0) / 3
+
+
+def test_small_tensors_are_written_as_the_step_model_writes_them():
+    rng = np.random.default_rng(0)
+    values = [np.float64(1.5), np.array(3), np.array(True), np.array([1e-9, -2.5, np.nan, np.inf]), np.arange(4)]
+    values += [rng.normal(size=3).astype(np.float32), np.array([], dtype=float), np.ones((2, 2))]
+    for value in values:
+        assert scene.short(value) == steps.fmt(value)
+
+
+def test_a_tape_of_a_great_many_variables_folds_them_into_the_boxes_too(monkeypatch):
+    weights = [mt.Variable(float(k), name=f"w{k}") for k in range(60)]
+    with mt.GradientTape(persistent=True) as tape:
+        total = weights[0] * 1.0
+        for w in weights[1:]:
+            total = total + w
+    model = steps.build(tape, total, weights)
+    monkeypatch.setattr(plan, "AUTO_FOLD_NODES", 40)
+    data = scene.scene(model)
+    assert "consecutive ops, with the inputs they read first, are drawn as one box each" in data["notice"]
+    assert len(re.findall(r'class="node ', data["svg"])) <= 40
+    drawn_edges_are_the_animated_ones(data)

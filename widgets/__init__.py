@@ -13,10 +13,10 @@
 `layout.layout` is the one function that runs Graphviz (`apt-get install graphviz`).
 """
 
-from .layout import GraphvizNotFoundError
+from .layout import GraphvizNotFoundError, LayoutTimeoutError
 from .steps import StepModel, build
 
-__all__ = ["TapeView", "GraphvizNotFoundError", "StepModel", "build"]
+__all__ = ["TapeView", "GraphvizNotFoundError", "LayoutTimeoutError", "StepModel", "build"]
 
 
 def __getattr__(name: str):

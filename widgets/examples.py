@@ -1,4 +1,4 @@
-"""Small tapes to show and to test the viewer with: the lesson's fan-out example, an MLP step, a long chain."""
+"""Small tapes to show and to test the viewer with: fan-out, an MLP step, a long chain, a much-shared variable."""
 
 from __future__ import annotations
 
@@ -65,3 +65,16 @@ def keras_mlp_step(batch: int = 8, seed: int = 0) -> tuple:
     with mt.GradientTape(persistent=True) as tape:
         loss = loss_fn(labels, model(x))
     return tape, loss, list(model.trainable_variables)
+
+
+def shared_variable(uses: int = 500, seed: int = 0) -> tuple:
+    """One variable `w` feeding `uses` ops (t = sin(t·w), repeated; 2·uses + 1 ops): fan-out that crowds a layout."""
+    rng = np.random.default_rng(seed)
+    w = mt.Variable(rng.normal(size=3), name="w")
+    x = mt.Variable(rng.normal(size=3), name="x")
+    with mt.GradientTape(persistent=True) as tape:
+        t = x
+        for _ in range(uses):
+            t = mt.sin(w * t)
+        y = mt.reduce_sum(t)
+    return tape, y, [w, x]
