@@ -102,3 +102,5 @@ _NOT_IMPLEMENTED = {
     "sparse": "tensors are dense numpy arrays",
     "distribute": "minitape runs in one process on the CPU",
 }
+
+from minitape.module import Module  # noqa: E402 - tf.Module; needs name_scope above
