@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from minitape import nest, random
-from minitape.keras import backend, symbolic
+from minitape.keras import backend, symbolic, unsupported
 from minitape.keras import losses as losses_module
 from minitape.keras import metrics as metrics_module
 from minitape.keras import optimizers as optimizers_module
@@ -338,6 +338,17 @@ class Model(Layer):
         from minitape.keras.summary import model_summary
 
         (print_fn or print)(model_summary(self, line_length or 65))
+
+    save = unsupported.method("keras.Model", "save")
+    save_weights = unsupported.method("keras.Model", "save_weights")
+    load_weights = unsupported.method("keras.Model", "load_weights")
+    to_json = unsupported.method("keras.Model", "to_json")
+    export = unsupported.method("keras.Model", "export")
+
+
+def __getattr__(name: str) -> Any:
+    """`keras.models.load_model` and friends: an error that says they are missing and what to use instead."""
+    raise unsupported.missing("keras.models", name)
 
 
 class Sequential(Model):
