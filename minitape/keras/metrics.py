@@ -8,7 +8,7 @@ import numpy as np
 
 from minitape.keras import losses
 from minitape.keras.backend import to_numpy
-from minitape.tensor import Tensor
+from minitape.tensor import Tensor, TensorLike
 from minitape.variables import Variable
 
 
@@ -43,8 +43,8 @@ class Metric:
         return [v for v, _ in self._state]
 
     def reset_state(self) -> None:
-        self.total = 0.0
-        self.count = 0.0
+        self._total = 0.0
+        self._count = 0.0
         for variable, initial in getattr(self, "_state", []):
             variable.assign(initial)
 
@@ -55,11 +55,11 @@ class Metric:
         weights = np.ones_like(values)
         if sample_weight is not None:
             weights = np.broadcast_to(to_numpy(sample_weight), values.shape)
-        self.total += float(np.sum(values * weights))
-        self.count += float(np.sum(weights))
+        self._total += float(np.sum(values * weights))
+        self._count += float(np.sum(weights))
 
     def result(self) -> Tensor:
-        return Tensor(np.asarray(self.total / self.count if self.count else 0.0, dtype=np.float32))
+        return Tensor(np.asarray(self._total / self._count if self._count else 0.0, dtype=np.float32))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Tensor:
         self.update_state(*args, **kwargs)
@@ -113,6 +113,14 @@ class BinaryAccuracy(Metric):
         self._add(np.mean(hits.reshape(len(hits), -1), axis=-1) if hits.ndim > 1 else hits, sample_weight)
 
 
+def _floating(values: Any) -> Any:
+    """Tensors and arrays of a float dtype as they are; integers and bools as float32."""
+    if isinstance(values, TensorLike) and values.dtype.is_floating:
+        return values
+    array = to_numpy(values)
+    return array if array.dtype.kind == "f" else array.astype(np.float32)
+
+
 class MeanMetricWrapper(Metric):
     """The running mean of `fn(y_true, y_pred)`, a function giving one value per example (a loss, say)."""
 
@@ -121,6 +129,7 @@ class MeanMetricWrapper(Metric):
         super().__init__(name or getattr(fn, "__name__", "metric"), dtype)
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        y_true, y_pred = _floating(y_true), _floating(y_pred)  # as Keras casts to the metric's float dtype
         values = to_numpy(self.fn(y_true, y_pred, **self.fn_kwargs))
         self._add(np.ravel(values), sample_weight)
 
@@ -188,10 +197,11 @@ class RootMeanSquaredError(Metric):
         super().__init__(name, dtype)
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
-        self._add(np.ravel(to_numpy(losses.mean_squared_error(y_true, y_pred))), sample_weight)
+        values = losses.mean_squared_error(_floating(y_true), _floating(y_pred))
+        self._add(np.ravel(to_numpy(values)), sample_weight)
 
     def result(self) -> Tensor:
-        return Tensor(np.sqrt(np.asarray(super().result())))
+        return Tensor(np.asarray(np.sqrt(np.asarray(super().result()))))
 
 
 class CosineSimilarity(MeanMetricWrapper):
