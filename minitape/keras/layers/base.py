@@ -111,6 +111,7 @@ class Layer(Module):
         regularizer = regularizers.get(regularizer)
         if regularizer is not None:
             self._regularized.append((variable, regularizer))
+            backend.note_regularized_weight()
         constraint = constraints.get(constraint)
         if constraint is not None:
             constraints.register(variable, constraint)
@@ -137,6 +138,8 @@ class Layer(Module):
         The penalties are computed when read, from the weights' current values: read them inside the tape.
         """
         out: list[Any] = []
+        if not backend.losses_may_exist():  # the usual case: no regularizer, no add_loss: skip the walk
+            return out
         for layer in self._self_and_sublayers():
             out += [loss() if callable(loss) else loss for loss in layer._call_losses]
             for variable, regularizer in layer._regularized:
