@@ -152,3 +152,21 @@ def test_early_stopping_stops_and_restores_the_best_weights():
     assert len(losses) < 20 and stop.stopped_epoch == len(losses) - 1
     best = int(np.argmin(losses))
     assert stop.best_epoch == best
+
+
+def test_sample_weight_and_class_weight_weigh_each_examples_loss():
+    x = np.array([[1.0], [2.0], [3.0], [4.0]], "float32")
+    y = np.array([[0.0], [0.0], [1.0], [1.0]], "float32")
+    model = keras.Sequential([layers.Dense(1, kernel_initializer="ones", bias_initializer="zeros")])
+    model.compile(keras.optimizers.SGD(0.0), loss="mse")
+    errors = (x[:, 0] - y[:, 0]) ** 2  # 1, 4, 4, 9
+    weights = np.array([1.0, 0.0, 2.0, 0.0], "float32")
+    got = model.evaluate(x, y, sample_weight=weights, batch_size=4, verbose=0)
+    assert got == pytest.approx(np.sum(weights * errors) / 4)  # Keras: the weighted sum over the batch size
+    history = model.fit(x, y, class_weight={0: 0.5, 1: 2.0}, batch_size=4, epochs=1, shuffle=False, verbose=0)
+    class_weights = np.array([0.5, 0.5, 2.0, 2.0])
+    assert history.history["loss"][0] == pytest.approx(np.sum(class_weights * errors) / 4)
+    with pytest.raises(ValueError, match=r"class_weight has no weight for class\(es\) \[1\]"):
+        model.fit(x, y, class_weight={0: 1.0}, verbose=0)
+    with pytest.raises(ValueError, match="one weight per example"):
+        model.evaluate(x, y, sample_weight=np.ones(3), verbose=0)

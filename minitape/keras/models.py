@@ -219,6 +219,8 @@ class Model(Layer):
         validation_split: float = 0.0,
         validation_data: Any = None,
         shuffle: bool = True,
+        class_weight: dict | None = None,
+        sample_weight: Any = None,
         initial_epoch: int = 0,
         steps_per_epoch: int | None = None,
     ) -> History:
@@ -229,10 +231,13 @@ class Model(Layer):
         """
         self._require_compiled("fit")
         verbose = 1 if verbose == "auto" else int(verbose)
-        batches_of = _batcher(x, y, batch_size, "fit")
+        if class_weight is not None:
+            sample_weight = _class_weights(class_weight, y, sample_weight)
         if validation_split and validation_data is None:
             x, y, validation_data = _split(x, y, validation_split)
-            batches_of = _batcher(x, y, batch_size, "fit")
+            if sample_weight is not None:
+                sample_weight = np.asarray(sample_weight)[: _length(nest.flatten(y)[0], "y")]
+        batches_of = _batcher(x, y, batch_size, "fit", sample_weight)
         history = History()
         hooks = [history, *(callbacks or [])]
         steps = batches_of.steps if steps_per_epoch is None else steps_per_epoch
@@ -266,7 +271,15 @@ class Model(Layer):
                 if _is_dataset(validation_data):
                     val = self.evaluate(validation_data, verbose=0, return_dict=True)
                 else:
-                    val = self.evaluate(*validation_data[:2], batch_size=batch_size, verbose=0, return_dict=True)
+                    val_x, val_y, *val_w = validation_data
+                    val = self.evaluate(
+                        val_x,
+                        val_y,
+                        batch_size=batch_size,
+                        verbose=0,
+                        sample_weight=val_w[0] if val_w else None,
+                        return_dict=True,
+                    )
                 logs = {**logs, **{f"val_{k}": v for k, v in val.items()}}
             bar.update(steps, logs, finalize=True)
             for hook in hooks:
@@ -283,13 +296,14 @@ class Model(Layer):
         y: Any = None,
         batch_size: int | None = None,
         verbose: Any = "auto",
+        sample_weight: Any = None,
         return_dict: bool = False,
         **kwargs: Any,
     ) -> Any:
         """The loss (and metrics) over all of (x, y): a number, or [loss, metric, ...] when there are metrics."""
         self._require_compiled("evaluate")
         verbose = 1 if verbose == "auto" else int(verbose)
-        batches_of = _batcher(x, y, batch_size, "evaluate")
+        batches_of = _batcher(x, y, batch_size, "evaluate", sample_weight)
         self.reset_metrics()
         bar = Progbar(batches_of.steps, verbose=verbose)
         logs: dict[str, float] = {}
@@ -494,10 +508,10 @@ def _is_dataset(x: Any) -> bool:
 
 
 class _Batches:
-    """Callable giving the batches of one epoch: `(x_batch, y_batch)`, shuffled if asked. x, y may be nested."""
+    """Callable giving the batches of one epoch: `(x_batch, y_batch[, weights])`, shuffled if asked; x, y nested."""
 
-    def __init__(self, x: Any, y: Any, batch_size: int) -> None:
-        self.x, self.y, self.batch_size = x, y, batch_size
+    def __init__(self, x: Any, y: Any, batch_size: int, sample_weight: Any = None) -> None:
+        self.x, self.y, self.batch_size, self.sample_weight = x, y, batch_size, sample_weight
         self.n = _length(nest.flatten(x)[0], "x")
         self.steps = -(-self.n // batch_size)
 
@@ -508,7 +522,11 @@ class _Batches:
                 pick: Any = slice(start, start + self.batch_size)
             else:
                 pick = order[start : start + self.batch_size]
-            yield _take(self.x, pick), (None if self.y is None else _take(self.y, pick))
+            y = None if self.y is None else _take(self.y, pick)
+            if self.sample_weight is None:
+                yield _take(self.x, pick), y
+            else:
+                yield _take(self.x, pick), y, self.sample_weight[pick]
 
 
 def _take(structure: Any, pick: Any) -> Any:
@@ -564,7 +582,21 @@ def _arrays(value: Any, name: str, what: str) -> Any:
     return _array(value, name, what)
 
 
-def _batcher(x: Any, y: Any, batch_size: int | None, what: str) -> Any:
+def _class_weights(class_weight: dict, y: Any, sample_weight: Any) -> np.ndarray:
+    """Keras' class_weight: each example weighs class_weight[its class] (its label, or argmax of a one-hot row)."""
+    if _is_dataset(y) or isinstance(y, (list, tuple, dict)) or y is None:
+        raise ValueError("fit(): class_weight needs y as one array of labels (not a dataset or several outputs)")
+    labels = backend.to_numpy(y)
+    classes = np.argmax(labels, axis=-1) if labels.ndim > 1 and labels.shape[-1] > 1 else labels.reshape(len(labels))
+    classes = np.round(classes).astype(np.int64)
+    missing = sorted(set(np.unique(classes).tolist()) - set(class_weight))
+    if missing:
+        raise ValueError(f"fit(): class_weight has no weight for class(es) {missing}; give one for every class in y")
+    weights = np.array([class_weight[c] for c in classes.tolist()], dtype=np.float32)
+    return weights if sample_weight is None else weights * np.asarray(sample_weight, dtype=np.float32)
+
+
+def _batcher(x: Any, y: Any, batch_size: int | None, what: str, sample_weight: Any = None) -> Any:
     if x is None:
         raise ValueError(f"{what}() needs the input data x")
     if batch_size is not None and (int(batch_size) != batch_size or batch_size < 1):
@@ -574,6 +606,8 @@ def _batcher(x: Any, y: Any, batch_size: int | None, what: str) -> Any:
             raise ValueError(f"{what}(): y must not be given when x is a dataset (it yields (x, y) batches)")
         if batch_size is not None:
             raise ValueError(f"{what}(): batch_size must not be given when x is a dataset (it is already batched)")
+        if sample_weight is not None:
+            raise ValueError(f"{what}(): sample_weight must not be given when x is a dataset (it may yield them)")
         return _DatasetBatches(x, what)
     x = _arrays(x, "x", what)
     first_x = nest.flatten(x)[0]
@@ -589,7 +623,13 @@ def _batcher(x: Any, y: Any, batch_size: int | None, what: str) -> Any:
                 )
     elif what != "predict":
         raise ValueError(f"{what}() needs the targets y as well as x")
-    return _Batches(x, y, int(batch_size or 32))
+    if sample_weight is not None:
+        sample_weight = _array(sample_weight, "sample_weight", what)
+        if sample_weight.shape[:1] != (nx,):
+            raise ValueError(
+                f"{what}(): sample_weight of shape {sample_weight.shape} must hold one weight per example ({nx})"
+            )
+    return _Batches(x, y, int(batch_size or 32), sample_weight)
 
 
 def _split(x: Any, y: Any, fraction: float) -> tuple:
