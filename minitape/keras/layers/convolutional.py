@@ -13,6 +13,7 @@ import numpy as np
 
 from minitape.keras import activations
 from minitape.keras.layers.base import Layer, incompatible
+from minitape.nn import conv2d
 from minitape.ops.api import reduce_mean
 from minitape.ops.conv_ops import conv2d_op, max_pool_op
 from minitape.tensor import Tensor
@@ -188,11 +189,11 @@ class AveragePooling2D(Layer):
         kernel = np.zeros((*self.pool_size, channels, channels), dtype=dtype)
         kernel[:, :, np.arange(channels), np.arange(channels)] = 1.0  # each channel sums its own window
         padding = self.padding.upper()
-        sums = conv2d_op(inputs, Tensor(kernel), strides=self.strides, padding=padding)
+        sums = conv2d(inputs, Tensor(kernel), strides=self.strides, padding=padding)
         if self.padding == "valid":
             return sums / float(self.pool_size[0] * self.pool_size[1])
         ones = Tensor(np.ones((1, *tuple(inputs.shape)[1:3], 1), dtype=dtype))
-        counts = conv2d_op(
+        counts = conv2d(
             ones, Tensor(np.ones((*self.pool_size, 1, 1), dtype=dtype)), strides=self.strides, padding=padding
         )
         return sums / counts  # windows at the border hold fewer real pixels: divide by how many
