@@ -152,3 +152,29 @@ def test_constraints_are_applied_after_each_optimizer_step():
     model.fit(np.ones((8, 3)), np.full((8, 2), -10.0), epochs=2, verbose=0)
     assert dense.kernel.numpy().min() >= 0.0
     assert np.linalg.norm(dense.bias.numpy()) <= 0.5 + 1e-6
+
+
+def test_a_model_whose_only_loss_is_add_loss_trains_without_targets():
+    class Centered(keras.Model):
+        """Learns a vector close to the mean of the inputs, with the loss added in call (no y, no compiled loss)."""
+
+        def __init__(self):
+            super().__init__()
+            self.center = layers.Dense(2, use_bias=False, kernel_initializer="zeros")
+
+        def call(self, x):
+            guess = self.center(mt.ones((1, 1)))
+            self.add_loss(mt.reduce_mean(mt.reduce_sum(mt.square(x - guess), axis=-1)))
+            return guess
+
+    model = Centered()
+    model.compile(keras.optimizers.SGD(0.1))
+    x = np.array([[1.0, 3.0], [3.0, 5.0]], "float32")
+    history = model.fit(x, epochs=60, batch_size=2, verbose=0)
+    np.testing.assert_allclose(model.center.kernel.numpy(), [[2.0, 4.0]], atol=1e-3)
+    assert history.history["loss"][-1] == pytest.approx(2.0, abs=1e-3)  # the spread left around the mean
+
+    bare = keras.Sequential([layers.Dense(1)])
+    bare.compile("sgd")
+    with pytest.raises(RuntimeError, match="no loss to train"):
+        bare.fit(x, np.ones((2, 1)), verbose=0)

@@ -145,7 +145,7 @@ class Model(Layer):
 
     def _require_compiled(self, what: str) -> None:
         missing_optimizer = what == "fit" and self.optimizer is None
-        if missing_optimizer or self.loss is None:
+        if missing_optimizer or not hasattr(self, "_loss_tracker"):
             raise RuntimeError(
                 f"You must compile your model before using {what}(): call "
                 "model.compile(optimizer='adam', loss='sparse_categorical_crossentropy', metrics=['accuracy'])"
@@ -167,11 +167,18 @@ class Model(Layer):
                 term = fn(target, prediction) if sample_weight is None else fn(target, prediction, sample_weight)
                 term = term if weight == 1 else term * weight
                 total = term if total is None else total + term
-        else:
+        elif loss is not None:
             total = loss(y, y_pred) if sample_weight is None else loss(y, y_pred, sample_weight)
         extra = self.losses
+        if total is None and not extra:
+            raise RuntimeError(
+                f"{type(self).__name__} has no loss to train: compile(loss=...) was not given one and the model "
+                "added none with add_loss or regularizers"
+            )
         if extra:
-            total = total + add_n([cast(e, total.dtype) if e.dtype != total.dtype else e for e in extra])
+            dtype = (total if total is not None else extra[0]).dtype
+            extra_sum = add_n([cast(e, dtype) if e.dtype != dtype else e for e in extra])
+            total = extra_sum if total is None else total + extra_sum
         return total
 
     def compute_metrics(self, x: Any, y: Any, y_pred: Any, sample_weight: Any = None) -> dict[str, float]:
@@ -236,8 +243,8 @@ class Model(Layer):
         if validation_split and validation_data is None:
             x, y, validation_data = _split(x, y, validation_split)
             if sample_weight is not None:
-                sample_weight = np.asarray(sample_weight)[: _length(nest.flatten(y)[0], "y")]
-        batches_of = _batcher(x, y, batch_size, "fit", sample_weight)
+                sample_weight = np.asarray(sample_weight)[: _length(nest.flatten(x)[0], "x")]
+        batches_of = _batcher(x, y, batch_size, "fit", sample_weight, needs_y=self.loss is not None)
         history = History()
         hooks = [history, *(callbacks or [])]
         steps = batches_of.steps if steps_per_epoch is None else steps_per_epoch
@@ -303,7 +310,7 @@ class Model(Layer):
         """The loss (and metrics) over all of (x, y): a number, or [loss, metric, ...] when there are metrics."""
         self._require_compiled("evaluate")
         verbose = 1 if verbose == "auto" else int(verbose)
-        batches_of = _batcher(x, y, batch_size, "evaluate", sample_weight)
+        batches_of = _batcher(x, y, batch_size, "evaluate", sample_weight, needs_y=self.loss is not None)
         self.reset_metrics()
         bar = Progbar(batches_of.steps, verbose=verbose)
         logs: dict[str, float] = {}
@@ -596,7 +603,7 @@ def _class_weights(class_weight: dict, y: Any, sample_weight: Any) -> np.ndarray
     return weights if sample_weight is None else weights * np.asarray(sample_weight, dtype=np.float32)
 
 
-def _batcher(x: Any, y: Any, batch_size: int | None, what: str, sample_weight: Any = None) -> Any:
+def _batcher(x: Any, y: Any, batch_size: int | None, what: str, sample_weight: Any = None, needs_y: bool = True) -> Any:
     if x is None:
         raise ValueError(f"{what}() needs the input data x")
     if batch_size is not None and (int(batch_size) != batch_size or batch_size < 1):
@@ -621,7 +628,7 @@ def _batcher(x: Any, y: Any, batch_size: int | None, what: str, sample_weight: A
                     f"{what}(): x and y have different lengths: x has {nx} examples (shape {first_x.shape}) and y "
                     f"has {ny} (shape {target.shape}). Make sure they hold the same number of samples."
                 )
-    elif what != "predict":
+    elif what != "predict" and needs_y:
         raise ValueError(f"{what}() needs the targets y as well as x")
     if sample_weight is not None:
         sample_weight = _array(sample_weight, "sample_weight", what)
