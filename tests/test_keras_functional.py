@@ -183,3 +183,22 @@ def test_sequential_accepts_an_input_first():
     assert model.built and model.layers[0].kernel.shape == (5, 2)
     with pytest.raises(ValueError, match="keras.Input can only come first"):
         keras.Sequential([layers.Dense(2), keras.Input(shape=(5,))])
+
+
+def test_get_layer_and_layer_outputs_make_a_feature_extractor():
+    inputs = keras.Input(shape=(4,), name="features")
+    hidden = layers.Dense(3, activation="relu", name="hidden")(inputs)
+    outputs = layers.Dense(1, name="head")(hidden)
+    model = keras.Model(inputs, outputs)
+    assert model.get_layer("hidden") is model.layers[1] and model.get_layer(index=-1).name == "head"
+    assert model.input is inputs and model.output is outputs
+    assert model.get_layer("hidden").input is inputs and model.get_layer("features").output is inputs
+    extractor = keras.Model(inputs=model.inputs, outputs=[layer.output for layer in model.layers[1:]])
+    x = np.random.default_rng(2).normal(size=(5, 4)).astype("float32")
+    features, prediction = extractor(x)
+    np.testing.assert_allclose(prediction.numpy(), model(x).numpy(), rtol=1e-6)
+    assert features.shape == (5, 3)
+    with pytest.raises(ValueError, match=r"No such layer: nope. Existing layers are: \['features', 'hidden', 'head'\]"):
+        model.get_layer("nope")
+    with pytest.raises(AttributeError, match="has not been called on a keras.Input"):
+        layers.Dense(1).output

@@ -57,6 +57,36 @@ class Model(Layer):
         return list(self._graph.flat_outputs) if self._graph is not None else []
 
     @property
+    def input(self) -> Any:
+        """The model's input KerasTensor(s), in the structure given to Model(inputs=...)."""
+        return self._functional("input").inputs
+
+    @property
+    def output(self) -> Any:
+        """The model's output KerasTensor(s), in the structure given to Model(outputs=...)."""
+        return self._functional("output").outputs
+
+    def _functional(self, what: str) -> symbolic.Graph:
+        if self._graph is None:
+            if "_inbound_node" in vars(self):  # a subclassed model called on a keras.Input
+                return self._inbound_node
+            raise AttributeError(f'Model "{self.name}" has no {what}: it was not built with the functional API')
+        return self._graph
+
+    def get_layer(self, name: str | None = None, index: int | None = None) -> Layer:
+        """The layer called `name`, or the layer at position `index` of `model.layers`."""
+        if index is not None:
+            if name is not None:
+                raise ValueError("get_layer: give either name or index, not both")
+            if not -len(self.layers) <= index < len(self.layers):
+                raise ValueError(f"get_layer: index {index} is out of range: the model has {len(self.layers)} layers")
+            return self.layers[index]
+        for layer in self.layers:
+            if layer.name == name:
+                return layer
+        raise ValueError(f"No such layer: {name}. Existing layers are: {[layer.name for layer in self.layers]}.")
+
+    @property
     def output_names(self) -> list[str]:
         return [kt.node.layer.name for kt in self.outputs]
 
@@ -419,9 +449,12 @@ class InputLayer(Layer):
 
     def __init__(self, shape: tuple, batch_size: int | None = None, dtype: Any = None, name: str | None = None):
         super().__init__(name=name or backend.unique_name("input_layer"), dtype=dtype)
-        self.output = symbolic.KerasTensor((batch_size, *shape), self.dtype, name=self.name)
-        self.output.input_layer = self
-        self._output_shape = self.output.shape
+        tensor = symbolic.KerasTensor((batch_size, *shape), self.dtype, name=self.name)
+        tensor.input_layer = self
+        node = symbolic.Node(self, tensor)
+        node.outputs = tensor
+        self._inbound_node = node  # input and output are both the Input tensor
+        self._output_shape = tensor.shape
         self.built = True
 
 
