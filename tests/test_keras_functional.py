@@ -201,4 +201,4 @@ def test_get_layer_and_layer_outputs_make_a_feature_extractor():
     with pytest.raises(ValueError, match=r"No such layer: nope. Existing layers are: \['features', 'hidden', 'head'\]"):
         model.get_layer("nope")
     with pytest.raises(AttributeError, match="has not been called on a keras.Input"):
-        layers.Dense(1).output
+        _ = layers.Dense(1).output
