@@ -274,21 +274,28 @@ class Layer(Module):
             training = backend.current_training()
         if _takes(self.call, "training"):
             kwargs["training"] = bool(training)
-        with backend.call_context() as outermost:
-            if outermost:
-                backend.clear_call_losses(self)
+        state = backend.call_state()  # per thread; updated inline: context managers cost time on every call
+        if state.depth == 0 and state.loss_owners:  # an outermost call forgets the losses of the previous one
+            backend.clear_call_losses(self)
+        state.depth += 1
+        try:
             with name_scope(self.name):
                 if isinstance(inputs, TensorLike):
                     self.check_input(tuple(inputs.shape))
                 if not self.built:
                     self._build_from_call(_shape_of(inputs))
                     self.built = True
-                with backend.training_scope(bool(training)):
+                state.stack.append(bool(training))
+                try:
                     outputs = self.call(inputs, *args, **kwargs)
+                finally:
+                    state.stack.pop()
                 if self.activity_regularizer is not None:
                     penalties = [self.activity_regularizer(o) for o in _flat_tensors(outputs)]
                     if penalties:
                         self.add_loss(add_n(penalties) if len(penalties) > 1 else penalties[0])
+        finally:
+            state.depth -= 1
         if isinstance(outputs, TensorLike):
             self._output_shape = (None, *tuple(outputs.shape)[1:])
         return outputs
