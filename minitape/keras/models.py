@@ -138,7 +138,7 @@ class Model(Layer):
         self.optimizer = optimizers_module.get(optimizer)
         self.loss = _by_output(loss, self, "loss", lambda item: losses_module.get(item) if item is not None else None)
         self.loss_weights = loss_weights
-        if isinstance(self.loss, (list, dict)) or len(self.outputs) > 1:
+        if isinstance(self.loss, (list, dict)) or len(self.outputs) > 1 or isinstance(metrics, dict):
             self.compiled_metrics = self._multi_output_metrics(metrics)
         else:
             self.compiled_metrics = [(None, metrics_module.get(m, self.loss)) for m in (metrics or [])]
@@ -148,6 +148,11 @@ class Model(Layer):
         names = self.output_names
         if metrics is None:
             return []
+        if not names:
+            raise ValueError(
+                "compile: metrics per output (a dict, or a list of lists) need a functional model whose outputs "
+                "have names; for one output pass a plain list, e.g. metrics=['accuracy']"
+            )
         if isinstance(metrics, dict):
             per_output = [metrics.get(n, []) for n in names]
         elif metrics and all(isinstance(m, (list, tuple)) or m is None for m in metrics):
