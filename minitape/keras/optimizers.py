@@ -196,7 +196,8 @@ class Optimizer:
 
     def get_config(self) -> dict:
         rate = self._learning_rate
-        config = {"learning_rate": float(np.asarray(rate)) if isinstance(rate, Variable) else rate}
+        # float32 holds about 7 significant digits: show 0.01, not 0.009999999776482582
+        config = {"learning_rate": float(f"{float(np.asarray(rate)):.7g}") if isinstance(rate, Variable) else rate}
         return {**config, **{k: v for k, v in vars(self).items() if not k.startswith("_") and k != "iterations"}}
 
     def __repr__(self) -> str:
