@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from minitape import nest
-from minitape.keras import backend, data_adapter, symbolic, unsupported
+from minitape.keras import backend, compile_utils, data_adapter, symbolic, unsupported
 from minitape.keras import losses as losses_module
 from minitape.keras import metrics as metrics_module
 from minitape.keras import optimizers as optimizers_module
@@ -136,7 +136,9 @@ class Model(Layer):
         if unknown:
             raise TypeError(f"compile: unexpected keyword argument(s) {sorted(unknown)}")
         self.optimizer = optimizers_module.get(optimizer)
-        self.loss = _by_output(loss, self, "loss", lambda item: losses_module.get(item) if item is not None else None)
+        self.loss = compile_utils.by_output(
+            loss, self, "loss", lambda item: losses_module.get(item) if item is not None else None
+        )
         self.loss_weights = loss_weights
         if isinstance(self.loss, (list, dict)) or len(self.outputs) > 1 or isinstance(metrics, dict):
             self.compiled_metrics = self._multi_output_metrics(metrics)
@@ -193,8 +195,8 @@ class Model(Layer):
         total = None
         loss = self.loss
         if isinstance(loss, (list, dict)) or isinstance(y_pred, (list, tuple, dict)):
-            pairs = _pair_outputs(self, loss, y, y_pred)
-            weights = _pair_weights(self, self.loss_weights, len(pairs))
+            pairs = compile_utils.pair_outputs(self, loss, y, y_pred)
+            weights = compile_utils.pair_weights(self, self.loss_weights, len(pairs))
             for (fn, target, prediction), weight in zip(pairs, weights):
                 if fn is None:
                     continue
@@ -217,7 +219,10 @@ class Model(Layer):
 
     def compute_metrics(self, x: Any, y: Any, y_pred: Any, sample_weight: Any = None) -> dict[str, float]:
         if self.compiled_metrics:
-            targets, predictions = nest.flatten(_ordered(self, y)), nest.flatten(_ordered(self, y_pred))
+            targets, predictions = (
+                nest.flatten(compile_utils.ordered(self, y)),
+                nest.flatten(compile_utils.ordered(self, y_pred)),
+            )
             for index, metric in self.compiled_metrics:
                 if index is None:
                     metric.update_state(y, y_pred)
@@ -227,21 +232,21 @@ class Model(Layer):
 
     def train_step(self, data: Any) -> dict[str, float]:
         """One optimisation step on a batch `(x, y)`: the loop a custom training lesson writes by hand."""
-        x, y, sample_weight = _unpack(data)
+        x, y, sample_weight = compile_utils.unpack(data)
         with GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x, y, y_pred, sample_weight)
         variables = self.trainable_variables
         gradients = tape.gradient(loss, variables)
         self.optimizer.apply_gradients(zip(gradients, variables))
-        self._loss_tracker.update_state(np.asarray(loss), sample_weight=_batch_size(y_pred))
+        self._loss_tracker.update_state(np.asarray(loss), sample_weight=compile_utils.batch_size_of(y_pred))
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def test_step(self, data: Any) -> dict[str, float]:
-        x, y, sample_weight = _unpack(data)
+        x, y, sample_weight = compile_utils.unpack(data)
         y_pred = self(x, training=False)
         loss = self.compute_loss(x, y, y_pred, sample_weight, training=False)
-        self._loss_tracker.update_state(np.asarray(loss), sample_weight=_batch_size(y_pred))
+        self._loss_tracker.update_state(np.asarray(loss), sample_weight=compile_utils.batch_size_of(y_pred))
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def reset_metrics(self) -> None:
@@ -480,66 +485,3 @@ def Input(  # noqa: N802 - Keras' name
         raise ValueError("keras.Input needs a shape, e.g. keras.Input(shape=(784,)) (the batch axis is left out)")
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
     return InputLayer(shape, batch_size, dtype, name).output
-
-
-# ---- several outputs -----------------------------------------------------------------------------
-def _by_output(value: Any, model: Model, what: str, convert: Callable) -> Any:
-    """A loss given once, per output in a list, or per output name in a dict, converted item by item."""
-    if isinstance(value, dict):
-        names = model.output_names
-        unknown = sorted(set(value) - set(names))
-        if unknown:
-            raise ValueError(f"compile: {what} has keys {unknown} that are not output names; the outputs are {names}")
-        return {k: convert(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        if model.outputs and len(value) != len(model.outputs):
-            raise ValueError(
-                f"compile: {what} is a list of {len(value)} but the model has {len(model.outputs)} outputs "
-                f"{model.output_names}"
-            )
-        return [convert(v) for v in value]
-    return convert(value)
-
-
-def _ordered(model: Model, values: Any) -> Any:
-    """Targets or predictions in output order (a dict keyed by output name becomes a list)."""
-    if isinstance(values, dict) and model.outputs and not isinstance(model._graph.outputs, dict):
-        return [values[name] for name in model.output_names]
-    return values
-
-
-def _pair_outputs(model: Model, loss: Any, y: Any, y_pred: Any) -> list[tuple[Any, Any, Any]]:
-    """(loss, target, prediction) for each output."""
-    predictions = nest.flatten(_ordered(model, y_pred))
-    targets = nest.flatten(_ordered(model, y))
-    if len(targets) != len(predictions):
-        raise ValueError(f"The model has {len(predictions)} outputs but y holds {len(targets)} targets")
-    if isinstance(loss, dict):
-        fns = [loss.get(name) for name in model.output_names]
-    elif isinstance(loss, list):
-        fns = loss
-    else:
-        fns = [loss] * len(predictions)
-    return list(zip(fns, targets, predictions))
-
-
-def _pair_weights(model: Model, weights: Any, n: int) -> list[float]:
-    if weights is None:
-        return [1.0] * n
-    if isinstance(weights, dict):
-        return [float(weights.get(name, 1.0)) for name in model.output_names]
-    return [float(w) for w in weights]
-
-
-def _unpack(data: Any) -> tuple[Any, Any, Any]:
-    """A batch as Keras takes it: (x, y) or (x, y, sample_weight)."""
-    if isinstance(data, (list, tuple)) and len(data) in (2, 3):
-        return (data[0], data[1], data[2] if len(data) == 3 else None)
-    raise ValueError(
-        f"A training batch must be a tuple (x, y) or (x, y, sample_weight), got {type(data).__name__} "
-        f"of length {len(data) if hasattr(data, '__len__') else '?'}"
-    )
-
-
-def _batch_size(y_pred: Any) -> int:
-    return int(nest.flatten(y_pred)[0].shape[0])
