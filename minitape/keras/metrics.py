@@ -66,7 +66,7 @@ class Metric:
         return self.result()
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} name={self.name} result={float(np.asarray(self.result())):.4f}>"
+        return f"<{type(self).__name__} name={self.name} result={float(self.result()):.4f}>"
 
 
 class Mean(Metric):

@@ -228,7 +228,7 @@ class Model(Layer):
                     metric.update_state(y, y_pred)
                 else:
                     metric.update_state(targets[index], predictions[index])
-        return {m.name: float(np.asarray(m.result())) for m in self.metrics}
+        return {m.name: float(m.result()) for m in self.metrics}
 
     def train_step(self, data: Any) -> dict[str, float]:
         """One optimisation step on a batch `(x, y)`: the loop a custom training lesson writes by hand."""

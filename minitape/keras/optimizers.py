@@ -38,6 +38,12 @@ _NO_GRADIENTS_HELP = (
 )
 
 
+def _current(variable: Variable) -> np.ndarray:
+    """The variable's value as an array, read without a tape record."""
+    value = np.asarray(variable.numpy()) if variable.ndim == 0 else np.asarray(variable)
+    return value  # (numpy() for 0-d: after assign_add a 0-d variable may hold a numpy scalar, not an array)
+
+
 class Optimizer:
     """Base class: subclasses define `_update(value, grad, slots, step, lr)` and the slot names they need.
 
@@ -105,7 +111,7 @@ class Optimizer:
             return float(np.asarray(lr(self.iterations.numpy())))
         if callable(lr) and not isinstance(lr, Variable):
             return float(np.asarray(lr()))
-        return float(np.asarray(lr))
+        return float(lr)
 
     def apply_gradients(self, grads_and_vars: Any, name: str | None = None, **kwargs: Any) -> Variable:
         """Update each variable by its gradient. Pairs whose gradient is None are skipped, with a warning."""
@@ -129,13 +135,13 @@ class Optimizer:
                 stacklevel=2,
             )
         lr = self.current_learning_rate()
-        step = int(self.iterations.numpy()) + 1  # Keras' local_step: 1 on the first update
+        step = int(self.iterations) + 1  # Keras' local_step: 1 on the first update
         values, grads = [], []
         for g, v in pairs:
             if g is None:
                 continue
             grad = backend.to_numpy(g)
-            value = np.asarray(v)  # the current value, read without a tape record
+            value = _current(v)
             if grad.shape != value.shape:
                 raise ValueError(
                     f"{type(self).__name__}: the gradient for {v.name} has shape {grad.shape}, but the variable "
@@ -151,7 +157,7 @@ class Optimizer:
             new = self._update(value, grad, slots, step, lr)
             v.assign(new.astype(value.dtype, copy=False))
             constraints.apply(v)
-        self.iterations.assign_add(1)
+        self.iterations.assign(np.int64(step))
         return self.iterations
 
     def _new_slots(self, value: np.ndarray) -> dict[str, np.ndarray]:
@@ -197,7 +203,7 @@ class Optimizer:
     def get_config(self) -> dict:
         rate = self._learning_rate
         # float32 holds about 7 significant digits: show 0.01, not 0.009999999776482582
-        config = {"learning_rate": float(f"{float(np.asarray(rate)):.7g}") if isinstance(rate, Variable) else rate}
+        config = {"learning_rate": float(f"{float(rate):.7g}") if isinstance(rate, Variable) else rate}
         return {**config, **{k: v for k, v in vars(self).items() if not k.startswith("_") and k != "iterations"}}
 
     def __repr__(self) -> str:
