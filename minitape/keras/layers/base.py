@@ -175,7 +175,7 @@ class Layer(Module):
 
     def _tracked(self) -> Iterator[Any]:
         """Modules and Variables among the attributes, in assignment order, looking inside lists, tuples and dicts."""
-        stack = list(reversed(list(vars(self).values())))
+        stack = [v for k, v in reversed(vars(self).items()) if k not in _BOOKKEEPING]
         while stack:
             value = stack.pop()
             if isinstance(value, (Module, Variable)):
@@ -199,11 +199,12 @@ class Layer(Module):
                 if id(item) not in visited:
                     item._collect(found, seen, visited, want, trainable)
                 continue
-            for variable in item.variables if isinstance(item, Module) else (item,):
-                if variable.ref() not in seen:
+            for variable in (item,) if isinstance(item, Variable) else item.variables:  # a Variable or a Module
+                key = id(variable)
+                if key not in seen:
                     is_trainable = trainable and variable.trainable
                     if want is None or want == is_trainable:
-                        seen.add(variable.ref())
+                        seen.add(key)
                         found.append(variable)
 
     @property
@@ -317,6 +318,10 @@ class Layer(Module):
 
     def compute_output_shape(self, input_shape: tuple) -> tuple:
         raise NotImplementedError(f"{type(self).__name__} does not compute output shapes without a call")
+
+
+# Layer attributes that hold no weights or sublayers of their own (or only ones found elsewhere): not walked
+_BOOKKEEPING = frozenset({"_regularized", "_call_losses", "_module_scope", "_inbound_node", "_graph", "_output_shape"})
 
 
 def _flat_tensors(outputs: Any) -> list[Any]:
