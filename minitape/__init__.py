@@ -108,3 +108,12 @@ _NOT_IMPLEMENTED = {
     "sparse": "tensors are dense numpy arrays",
     "distribute": "minitape runs in one process on the CPU",
 }
+
+from minitape.init_ops import (  # noqa: E402 - TensorFlow's top-level initializers
+    constant_initializer,
+    ones_initializer,
+    random_normal_initializer,
+    random_uniform_initializer,
+    zeros_initializer,
+)
+from minitape.module import Module  # noqa: E402 - tf.Module; needs name_scope above

@@ -131,9 +131,10 @@ def test_numerics_check_and_name_scope_stay_in_their_thread():
 
 
 OUTSIDE_THE_CORE = ["widgets", "minitape/keras", "notebooks/lesson_tools"]
+# an engine object's private attribute (an object's own, `self._x`, is its business), or a private engine name
 PRIVATE = re.compile(
-    r"\.(_records|_watched|_inputs|_outputs|_value|_array|_variables|_escapes|_timeline|_refs|_where)\b"
-    r"|__slots__|from minitape[\w.]* import [^\n]*\b_[a-z]\w*"
+    r"(?<!self)\.(_records|_watched|_inputs|_outputs|_value|_array|_variables|_escapes|_timeline|_refs|_where)\b"
+    r"|__slots__|from minitape[\w.]* import (\(?\s*|[^#\n]*,\s*)_[a-z]\w*"
 )
 
 
