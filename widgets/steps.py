@@ -188,6 +188,8 @@ class _Builder:
         self.source_dtypes: dict[int, Any] = {}
         self.watched = tape.watched_ids
         self.in_edges: dict[str, list[Edge]] = {}  # node id -> the edges into it, by input slot
+        self.out_edges: dict[str, list[Edge]] = {}  # node id -> the edges out of it
+        self.leaf_count = {"var": 0, "in": 0}  # leaves are numbered in tape order: var0, var1, in0, ...
         self._collect_values()
         self._build_graph()
         self.sources = self._sources(sources)
@@ -235,10 +237,12 @@ class _Builder:
         value = self.known.get(tensor_id)
         if tensor_id in self.variables:
             var = self.variables[tensor_id]
-            node = Node(f"var{sum(n.kind == 'variable' for n in self.nodes)}", "variable", var.name)
+            node = Node(f"var{self.leaf_count['var']}", "variable", var.name)
+            self.leaf_count["var"] += 1
         else:
             kind = "watched" if tensor_id in self.watched else "constant"
-            node = Node(f"in{sum(n.kind in ('watched', 'constant') for n in self.nodes)}", kind, kind)
+            node = Node(f"in{self.leaf_count['in']}", kind, kind)
+            self.leaf_count["in"] += 1
         node.shape = tuple(op.input_shapes[slot])
         node.dtype = op.input_dtypes[slot].name
         node.value, node.values = value, [value]
@@ -285,6 +289,7 @@ class _Builder:
                 edge = Edge(f"e{len(self.edges)}", src, node.id, k, tensor_id)
                 self.edges.append(edge)
                 self.in_edges.setdefault(node.id, []).append(edge)
+                self.out_edges.setdefault(src, []).append(edge)
                 self.consumers[src] = self.consumers.get(src, 0) + 1
             for k, i in enumerate(op.output_ids):
                 self.producer[i] = (node.id, k)
@@ -435,12 +440,11 @@ class _Builder:
         return "the target does not depend on it"
 
     def _downstream(self, node_id: str) -> list:
-        seen, frontier = [], [node_id]
+        seen, frontier = set(), [node_id]
         while frontier:
-            n = frontier.pop()
-            for e in self.edges:
-                if e.src == n and e.dst not in seen:
-                    seen.append(e.dst)
+            for e in self.out_edges.get(frontier.pop(), []):
+                if e.dst not in seen:
+                    seen.add(e.dst)
                     frontier.append(e.dst)
         return sorted(seen, key=lambda n: self.by_id[n].record or 0)
 
