@@ -89,10 +89,28 @@ def _convert_arg(op: Any, i: int, arg: Any, args: tuple, joined: tuple | range) 
     # fast path for `x * 0.5`: a Python number next to a floating tensor (the most common constant by far)
     try:
         if hint is not None and hint.is_floating and type(arg) in (float, int):
-            return Tensor(np.array(arg, hint.as_numpy_dtype))
+            return number_constant(arg, hint.as_numpy_dtype)
         return convert_to_tensor(arg, dtype_hint=hint)
     except (TypeError, ValueError, OverflowError) as err:
         raise TypeError(f"{op.name}: input {i}: {err}") from None
+
+
+_NUMBERS: dict[tuple, Tensor] = {}  # (type, value, dtype) -> one constant tensor, as TensorFlow caches scalars
+
+
+def number_constant(value: float | int, dtype: type) -> Tensor:
+    """The constant for a Python number in an expression like `x * 1.01`, made once and reused.
+
+    Reuse saves making it again on every call, and keeps it alive, so a viewer can show its value.
+    Zero is not cached (0.0 and -0.0 are equal keys but differ in sign), nor NaN (never equal).
+    """
+    key = (type(value), value, dtype)
+    tensor = _NUMBERS.get(key)
+    if tensor is None:
+        tensor = Tensor(np.array(value, dtype))
+        if value and value == value and len(_NUMBERS) < 4096:
+            _NUMBERS[key] = tensor
+    return tensor
 
 
 def check_same_dtype(op: Any, inputs: list[Tensor], joined: tuple | range) -> None:
