@@ -176,8 +176,9 @@ def test_clear_errors():
         steps.build(tape, y)
     with mt.GradientTape(persistent=True) as tape:
         y = w * 2.0
-    with pytest.raises(ValueError, match="target was not recorded"):
-        steps.build(tape, mt.constant(1.0) * 2.0)
+    unrecorded = steps.build(tape, mt.constant(1.0) * 2.0)  # drawn apart, not an error: the view says why
+    assert unrecorded.node(unrecorded.target[0]).label == "target (not recorded)"
+    assert all(g is None for g in unrecorded.gradients.values())
     with pytest.raises(TypeError, match="target must be a tensor"):
         steps.build(tape, 3.0)
 
@@ -206,3 +207,57 @@ def test_keras_mlp_step_matches_the_engine():
     for source, g in zip(model.sources, tape.gradient(loss, variables)):
         np.testing.assert_allclose(model.gradients[source], g.numpy(), rtol=1e-6)
     assert {n.scope for n in model.nodes if n.label == "MatMul"} == {"sequential/dense", "sequential/dense_1"}
+
+
+def cut_reasons(model) -> list:
+    return [e.cut.split(":")[0] for e in model.edges if e.cut]
+
+
+def test_every_kind_of_cut_is_drawn_as_a_dashed_edge_with_its_reason():
+    x = mt.Variable(2.0, name="x")
+    with mt.GradientTape(persistent=True) as escaped:
+        y = x * x
+        z = mt.constant(np.sin(y.numpy()))  # numpy escape: the target is not recorded
+    model = steps.build(escaped, z, [x])
+    assert cut_reasons(model) == ["numpy escape"] and model.gradients[model.sources[0]] is None
+    with mt.GradientTape(persistent=True) as truncated:
+        z = mt.cast(mt.cast(x * 3.0, mt.int32), mt.float32) * 2.0  # int dtype: the tape stops following
+    assert cut_reasons(steps.build(truncated, z, [x])) == ["int dtype"]
+    with mt.GradientTape(persistent=True) as stopped:
+        z = mt.stop_gradient(x * x) + x
+    model = steps.build(stopped, z, [x])
+    assert cut_reasons(model) == ["StopGradient has no gradient (e.g. stop_gradient)"]
+    assert float(model.gradients[model.sources[0]]) == float(stopped.gradient(z, x)) == 1.0
+    mt.defop("UnregisteredForViewer", lambda a: a * 2.0)
+    op = mt.registry.OPS["UnregisteredForViewer"]
+    with mt.GradientTape(persistent=True) as unregistered:
+        z = op(x) + x
+    model = steps.build(unregistered, z, [x])
+    assert cut_reasons(model) == ["no gradient registered for UnregisteredForViewer"]
+    c = mt.constant(3.0)
+    with mt.GradientTape(persistent=True) as unwatched:
+        z = x * 2.0 + mt.exp(c)
+    model = steps.build(unwatched, z, [x, c])
+    assert model.gradients[model.sources[1]] is None
+
+
+def test_a_constant_made_from_a_python_number_shows_its_value():
+    z = mt.Variable(0.5, name="z")
+    with mt.GradientTape(persistent=True) as tape:
+        y = mt.exp(z) + 1.0
+    model = steps.build(tape, y, [z])
+    constant = next(n for n in model.nodes if n.kind == "constant")
+    assert float(constant.value) == 1.0
+
+
+def test_a_forward_accumulator_is_viewed_as_one_jvp_per_op():
+    x = mt.Variable(2.0, name="x", dtype=mt.float64)
+    with mt.autodiff.ForwardAccumulator(x, mt.constant(1.0, dtype=mt.float64)) as acc:
+        y = mt.sin(x) * x
+    model = steps.build(acc, y)
+    assert model.mode == "forward"
+    forward = [e for e in model.events if e.kind == "forward"]
+    assert [model.node(e.node).label for e in forward] == ["Sin", "Mul"]
+    assert float(forward[0].tangent) == pytest.approx(np.cos(2.0))
+    assert float(forward[1].tangent) == pytest.approx(np.cos(2.0) * 2.0 + np.sin(2.0)) == float(acc.jvp(y))
+    assert not any(e.kind == "backward" for e in model.events)

@@ -91,8 +91,11 @@ def node_updates(model: StepModel) -> list:
         sets = []
         if event.kind == "start":
             sets = [[n.id, "value", "value " + short(n.value)] for n in model.nodes if n.record is None]
+            sets += [[n, "grad", "tangent " + short(t)] for n, t in model.tangents.items()]  # forward mode
         elif event.kind == "forward":
             sets = [[event.node, "value", "value " + short(event.value) if event.value is not None else "value ?"]]
+            if event.tangent is not None:
+                sets.append([event.node, "grad", "tangent " + short(event.tangent)])
         elif event.kind == "seed":
             sets = [[n, "grad", "grad " + short(np.ones(shapes[n]))] for n in model.target]
         elif event.kind == "backward":

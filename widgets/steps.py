@@ -74,6 +74,7 @@ class Edge:
     dst: str
     slot: int
     tensor: int  # the engine's tensor id: stable within one tape
+    cut: str = ""  # why no gradient can flow back along this edge (drawn dashed with this reason), if it cannot
 
 
 @dataclass
@@ -106,6 +107,7 @@ class Event:
     upstream: list = field(default_factory=list)  # backward: the gradient arriving at each output
     contributions: list = field(default_factory=list)
     value: np.ndarray | None = None  # forward: the value produced
+    tangent: np.ndarray | None = None  # forward mode: the tangent (JVP) the op's output got
     nonfinite: bool = False  # the first NaN/inf of its pass appears here
     text: list = field(default_factory=list)  # the side panel, line by line
 
@@ -119,6 +121,8 @@ class StepModel:
     sources: list  # node ids, in the order given
     gradients: dict  # source node id -> np.ndarray or None
     reasons: dict  # source node id -> why its gradient is None
+    mode: str = "reverse"  # "forward" for a ForwardAccumulator's view: tangents flow forward, no backward pass
+    tangents: dict = field(default_factory=dict)  # forward mode: leaf node id -> the tangent it starts with
     _by_node: dict | None = field(default=None, repr=False, compare=False)
 
     def node(self, node_id: str) -> Node:
@@ -295,12 +299,37 @@ class _Builder:
                 self.producer[i] = (node.id, k)
         for t in self.targets:
             if t.id not in self.producer:
-                raise ValueError(
-                    "TapeView: the target was not recorded on this tape, so no gradient reaches it (tape.gradient "
-                    "gives None for every source). Compute it inside the tape's `with` block from watched tensors "
-                    "or trainable variables; a path through stop_gradient or an integer cast is not followed."
-                )
+                self._unrecorded_target(t)
             self.by_id[self.producer[t.id][0]].is_target = True
+
+    def _unrecorded_target(self, target: Any) -> None:
+        """A target the tape did not record: draw it apart, joined by dashed edges where its path left the tape.
+
+        Two ways out are visible on the tape: a watched value converted to numpy, and an op whose output has
+        an integer dtype that nothing recorded uses (the tape does not follow integers).
+        """
+        value = target.numpy()
+        node = self._add(Node(f"in{self.leaf_count['in']}", "constant", "target (not recorded)", value=value))
+        self.leaf_count["in"] += 1
+        node.shape, node.dtype, node.values = tuple(target.shape), target.dtype.name, [value]
+        node.value_note = "computed where the tape could not follow: no gradient reaches it"
+        self.producer[target.id] = (node.id, 0)
+        used = {e.src for e in self.edges}
+        exits = [
+            (self.producer[i][0], f"numpy escape: the value left the tape at {format_where(where)}")
+            for i, where, _ in self.tape.numpy_escapes
+            if i in self.producer
+        ]
+        for index, op in enumerate(self.records):
+            node_id = f"op{index}"
+            dtypes = op.output_dtypes
+            if node_id in self.by_id and node_id not in used and dtypes and not dtypes[0].is_floating:
+                exits.append((node_id, f"int dtype: {op.type} gives {dtypes[0].name}, which carries no gradient"))
+        for src, why in dict(exits).items():
+            edge = Edge(f"e{len(self.edges)}", src, node.id, len(self.in_edges.get(node.id, [])), target.id, why)
+            self.edges.append(edge)
+            self.in_edges.setdefault(node.id, []).append(edge)
+            self.out_edges.setdefault(src, []).append(edge)
 
     def _sources(self, sources: Any) -> list:
         if sources is None:
@@ -392,6 +421,9 @@ class _Builder:
             gradients[key] = None if g is None else g.numpy()
             if g is None:
                 reasons[key] = self._explained(tensor_id) or self._why_none(tensor_id, node_id, listener.cuts)
+                if node_id and self.by_id[node_id].kind == "constant":  # an unwatched source: its paths are cut
+                    for edge in self.out_edges.get(node_id, []):
+                        edge.cut = edge.cut or "not watched: the tape does not follow this tensor (tape.watch it)"
         lines = ["Done: each source's gradient."]
         missing = sorted({why for why in listener.cuts.values() if "LookupError" in why})
         if missing:
@@ -487,7 +519,14 @@ def _local(op_type: str, slot: int, upstream: np.ndarray | None, grad: Tensor | 
 
 
 def build(tape: Any, target: Any, sources: Any = None) -> StepModel:
-    """The step model of `tape` for d target / d sources (default: every variable and watched input)."""
+    """The step model of `tape` for d target / d sources (default: every variable and watched input).
+
+    Given a `ForwardAccumulator` instead of a tape, the model shows forward mode: one JVP per op.
+    """
+    if isinstance(tape, mt.autodiff.ForwardAccumulator):
+        from .forward_steps import build_forward
+
+        return build_forward(tape, target)
     if tape.released:
         raise RuntimeError(
             "TapeView: this tape already answered gradient() and released its records. Create the view before "
@@ -585,6 +624,8 @@ class _BackwardSteps(backprop.Observer):
         event.upstream = [None] * len(upstream)
         del event.text[1]
         self.cuts[event.node] = why
+        for edge in self.b.in_edges.get(event.node, []):
+            edge.cut = why
         event.text.append(f"None: {why}.")
         event.contributions = [Contribution(e.id, e.src, None, reason=why) for e in self.b.in_edges.get(event.node, [])]
 
