@@ -100,6 +100,10 @@ class ForwardAccumulator:
         unconnected = as_unconnected(unconnected_gradients)
 
         def tangent(p: Any) -> Any:
+            if not isinstance(p, TensorLike):
+                raise ValueError(
+                    f"jvp() takes tensors computed inside the accumulator's block, not {type(p).__name__} {p!r}"
+                )
             t = self._tangents.get(p._id)
             if t is None and unconnected is UnconnectedGradients.ZERO:
                 t = Tensor(np.zeros(p.shape, p.dtype.as_numpy_dtype))

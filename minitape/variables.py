@@ -90,7 +90,7 @@ class Variable(TensorLike):
     def _assign(self, new: Any, op_type: str, combine: Any = None) -> Variable:
         source = convert_to_tensor(new) if isinstance(new, TensorLike) else new
         if combine is not None and isinstance(source, Tensor) and source._value.dtype is self._value.dtype:
-            value = combine(self._value, source._value)  # an optimizer's update: a new array, no conversion
+            value = np.asarray(combine(self._value, source._value))  # an optimizer's update: no conversion
         else:
             value = constant(source, dtype=self.dtype)._value
             if combine is not None:

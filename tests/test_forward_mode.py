@@ -181,3 +181,13 @@ def test_unconnected_and_structured_jvps():
     assert zero.numpy() == 0.0 and zero.dtype == mt.float32
     outside = x * 4.0  # after the block: not followed
     assert acc.jvp(outside) is None
+
+
+def test_jvp_of_something_that_is_not_a_tensor_says_so():
+    x = mt.constant(1.0)
+    with mt.autodiff.ForwardAccumulator(x, mt.constant(1.0)) as acc:
+        x * x
+    with pytest.raises(
+        ValueError, match="jvp\\(\\) takes tensors computed inside the accumulator's block, not NoneType"
+    ):
+        acc.jvp(None)

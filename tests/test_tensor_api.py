@@ -471,3 +471,9 @@ def test_guide_advanced_automatic_differentiation():
         new_image = tf.image.adjust_contrast(image, delta)
     with pytest.raises(LookupError, match="^gradient registry has no entry for: AdjustContrastv2$"):
         tape.gradient(new_image, [image, delta])
+
+
+def test_a_scalar_variable_stays_an_array_after_assign_add():
+    v = mt.Variable(1.0)
+    v.assign_add(mt.constant(1.0))
+    assert np.asarray(v).shape == () and float(np.asarray(v)) == 2.0
