@@ -146,3 +146,16 @@ def test_code_outside_the_engine_core_uses_only_its_public_api(folder):
             if PRIVATE.search(line):
                 offences.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     assert not offences, "private engine access outside the core:\n" + "\n".join(offences)
+
+
+def test_the_reading_path_in_readme_is_true_and_short():
+    table = (ROOT / "README.md").read_text().split("## Reading the engine", 1)[1].split("Then the rules", 1)[0]
+    rows = re.findall(r"^\| \d \| `(minitape/\w+\.py)` \| (\d+) \|", table, flags=re.M)
+    assert len(rows) >= 5
+    total = 0
+    for path, stated in rows:
+        lines = sum(1 for line in (ROOT / path).read_text().splitlines() if line.strip())
+        assert lines == int(stated), f"README says {path} has {stated} non-blank lines; it has {lines}"
+        total += lines
+    assert total <= 400
+    assert f"**{total}**" in table
