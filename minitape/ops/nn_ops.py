@@ -100,7 +100,7 @@ def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None
         raise InvalidArgumentError(
             f"sparse_softmax_cross_entropy_with_logits: label {bad} is outside the valid range [0, {depth})"
         )
-    return _sparse_xent_op(logits, labels)
+    return _sparse_xent_op(logits, labels)[0]
 
 
 # The loss and its gradient as primitives: one op each way instead of the eight that log_softmax, a one-hot
@@ -119,49 +119,56 @@ def _rows_and_labels(labels):
 
 
 def _sparse_xent(logits, labels):
-    """-log softmax(logits)[label] = logsumexp(logits) - logits[label], on shifted logits."""
+    """(-log softmax(logits)[label], softmax(logits)): the loss, and the softmax its gradient is made of.
+
+    Like TensorFlow's kernel, the forward computes the softmax once and keeps it, so the backward pass
+    needs no second exp.
+    """
     if logits.dtype.kind != "f":
         raise TypeError(NOT_FLOATING.format(logits.dtype.name))
     shifted = _shifted(logits)
+    e = np.exp(shifted)
+    total = np.add.reduce(e, axis=-1, keepdims=True)
     picked = shifted.reshape(-1, shifted.shape[-1])[_rows_and_labels(labels)].reshape(labels.shape)
-    return np.log(np.add.reduce(np.exp(shifted), axis=-1)) - picked
+    return np.log(total[..., 0]) - picked, e / total  # log-sum-exp form: finite where softmax saturates
 
 
-def _sparse_xent_backprop(g, logits, labels):
-    """g[..., None] * (softmax(logits) - one_hot(labels)): the gradient of the loss for the logits."""
-    grad = np.exp(_shifted(logits))
-    grad /= np.add.reduce(grad, axis=-1, keepdims=True)
+def _sparse_xent_backprop(g, p, labels):
+    """g[..., None] * (p - one_hot(labels)): the loss's gradient for the logits, from the kept softmax p."""
+    grad = p.copy()
     grad.reshape(-1, grad.shape[-1])[_rows_and_labels(labels)] -= 1  # a view: subtracts in place
     grad *= g[..., None]
     return grad
 
 
-def _sparse_xent_rule(op, g):  # dlogits = g (softmax - one_hot); labels have none
-    logits, labels = op.inputs
-    return _sparse_xent_backprop_op(g, logits, labels) if op.needs[0] else None, None
+def _sparse_xent_rule(op, g_loss, g_p):
+    """dlogits = g (p - one_hot), plus, where the softmax output itself got a gradient, its softmax VJP."""
+    if not op.needs[0]:
+        return None, None
+    p, labels = op.outputs[1], op.inputs[1]
+    d_logits = _sparse_xent_backprop_op(g_loss, p, labels)
+    if np.any(g_p._value):  # only a higher-order pass sends a gradient to p: skip the zeros otherwise
+        d_logits = d_logits + p * (g_p - reduce_sum(g_p * p, axis=-1, keepdims=True))
+    return d_logits, None
 
 
 def _sparse_xent_backprop_rule(op, dy):
-    """Second derivatives of the loss, written with differentiable ops so that every higher order works too.
-
-    With p = softmax(logits) and out = g[..., None] (p - one_hot):
-    dg = sum(dy (p - one_hot)) over the classes; dlogits = p (v - sum(v p)), the softmax rule for v = dy g.
-    """
-    g, logits, labels = op.inputs
-    p = softmax(logits)
-    d_g = d_logits = None
+    """The gradient op is linear in g and in p: dg = sum(dy (p - one_hot)) over the classes, dp = dy g."""
+    g, p, labels = op.inputs
+    d_g = d_p = None
     if op.needs[0]:
         one_hot_labels = Tensor(np.eye(op.input_shapes[1][-1], dtype=p._value.dtype)[labels._value])
         d_g = reduce_sum(dy * (p - one_hot_labels), axis=-1)
     if op.needs[1]:
-        v = dy * reshape(g, (*op.input_shapes[0], 1))
-        d_logits = p * (v - reduce_sum(v * p, axis=-1, keepdims=True))
-    return d_g, d_logits, None
+        d_p = dy * reshape(g, (*op.input_shapes[0], 1))
+    return d_g, d_p, None
 
 
 # fmt: off
-_sparse_xent_op          = defop("SparseSoftmaxCrossEntropyWithLogits",     _sparse_xent,          _sparse_xent_rule,          keep="inputs", same_dtype=None)
-_sparse_xent_backprop_op = defop("SparseSoftmaxCrossEntropyWithLogitsGrad", _sparse_xent_backprop, _sparse_xent_backprop_rule, keep="inputs", same_dtype=(0, 1))
+_sparse_xent_op          = defop("SparseSoftmaxCrossEntropyWithLogits",     _sparse_xent,          _sparse_xent_rule,
+                                 keep="both", same_dtype=None, n_outputs=2)
+_sparse_xent_backprop_op = defop("SparseSoftmaxCrossEntropyWithLogitsGrad", _sparse_xent_backprop, _sparse_xent_backprop_rule,
+                                 keep="inputs", same_dtype=(0, 1))
 # fmt: on
 
 
