@@ -107,7 +107,8 @@ for port in range(8888, 8988):
 ')"
 fi
 path="lab/tree/my-lessons/$landing"
-command=("$python" -m jupyter lab "--ServerApp.root_dir=$root" "--ServerApp.port=$port" --ServerApp.port_retries=0
+command=("$python" -m jupyter lab "--ServerApp.root_dir=$root"
+    --ContentsManager.pre_save_hook=minitape.widgets.export.pre_save_hook "--ServerApp.port=$port" --ServerApp.port_retries=0
     "--LabApp.default_url=/$path")
 [ "$(id -u)" = 0 ] && command+=(--allow-root) # JupyterLab refuses root unless told (containers, Binder-like boxes)
 command+=(${jupyter_args[@]+"${jupyter_args[@]}"})

@@ -14,6 +14,8 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
+from minitape.widgets import export
+
 NOTEBOOKS = Path(__file__).resolve().parent.parent
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 
@@ -96,6 +98,7 @@ def execute(nb: nbformat.NotebookNode, timeout: int = 120) -> nbformat.NotebookN
     )
     client.execute()
     nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": _language_info(nb)}
+    export.drop_dead_widget_views(nb)  # no widget state is saved: a view would say "model not found"
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.outputs = [_scrub(output) for output in cell.outputs]
