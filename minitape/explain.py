@@ -190,6 +190,16 @@ def _explain_one(view: _TapeView, targets: list, source: Any, name: str) -> Reas
     not_tensors = [t for t in targets if not isinstance(t, TensorLike)]
     if not_tensors:
         return _target_left_library(view, name, not_tensors[0], live)
+    if any(t.id == source.id for t in targets):  # gradient(v, v): no op needed, the gradient is ones
+        return _connected(name, source.id, source.id, made_by)
+    variables = [t for t in targets if isinstance(t, Variable)]
+    if len(variables) == len(targets):  # a variable is never computed from anything
+        return Reason(
+            name,
+            "no_path",
+            f"the target is the variable {_plain(variables[0].name)} itself, which no op computed from {name}.",
+            f"differentiate a value computed from {name} inside the with block (e.g. a loss), not a variable.",
+        )
     if source.id not in view.watched:
         return _not_watched(view, targets, source, name)
 

@@ -437,3 +437,13 @@ def test_explain_inside_the_block_records_nothing_and_changes_nothing():
         assert tape._records == records and tape._timeline == timeline
         z = y * 3.0
     assert tape.gradient(z, x).numpy() == 12.0  # the one-shot tape is still usable
+
+
+def test_a_variable_as_the_target_is_its_own_gradient_and_depends_on_nothing_else():
+    v0, v1 = mt.Variable(1.0, name="v0"), mt.Variable(2.0, name="v1")
+    with mt.GradientTape(persistent=True) as tape:
+        result = v0  # e.g. the branch of an if/else that returned a variable unchanged
+    assert [None if g is None else float(g) for g in tape.gradient(result, [v0, v1])] == [1.0, None]
+    first, second = tape.explain(result, [v0, v1]).reasons
+    assert first.kind == "connected" and "itself" in first.message
+    assert second.kind == "no_path" and "the target is the variable v0 itself" in second.message
