@@ -253,7 +253,7 @@ class GradientTape:
         if len(target.shape) < 2 or len(source.shape) < 2 or target.shape[0] != source.shape[0]:
             raise ValueError(
                 f"batch_jacobian needs a target and a source of rank 2 or more with the same first (batch) dimension, "
-                f"got shapes {list(target.shape)} and {list(source.shape)}; reshape a vector to (batch, 1)"
+                f"got shapes {tuple(target.shape)} and {tuple(source.shape)}; reshape a vector to (batch, 1)"
             )
         full = self.jacobian(target, source, unconnected_gradients)
         if full is None:  # unconnected: zeros of the target's dtype, as TensorFlow's batch_jacobian gives
