@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from minitape import autodiff, context, debugging, dtypes, errors, image, math, nest, nn, random
+from minitape import autodiff, context, debugging, dtypes, errors, image, linalg, math, nest, nn, random
 from minitape.custom_gradient import custom_gradient
 from minitape.dtypes import DType, as_dtype, bool, float16, float32, float64, int8, int16, int32, int64, uint8, uint16
 from minitape.execute import constant, convert_to_tensor
@@ -113,7 +113,6 @@ def __getattr__(name: str) -> Any:
 
 _NOT_IMPLEMENTED = {
     "data": "pass numpy arrays to model.fit, or slice batches yourself",
-    "linalg": "matmul, einsum and tensordot are there; solve, inv and eigh are not",
     "saved_model": "models cannot be saved",
     "IndexedSlices": "the gradient of gather is a dense tensor",
     "sparse": "tensors are dense numpy arrays",
