@@ -18,11 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from minitape import autodiff, context, debugging, dtypes, errors, image, linalg, math, nest, nn, random
+from minitape import autodiff, config, context, data, debugging, dtypes, errors, image, linalg, math, nest, nn, random
+from minitape.config import device
 from minitape.custom_gradient import custom_gradient
 from minitape.dtypes import DType, as_dtype, bool, float16, float32, float64, int8, int16, int32, int64, uint8, uint16
 from minitape.execute import constant, convert_to_tensor
 from minitape.ops.api import *  # noqa: F403 - the op namespace, as tf.*
+from minitape.ops.mask_ops import boolean_mask
 from minitape.ops.nn_ops import one_hot
 from minitape.ops.operands import add, divide, floordiv, floormod, maximum, minimum, multiply, pow, subtract
 from minitape.registry import RegisterGradient, defop, no_gradient

@@ -2,6 +2,7 @@
 
 from minitape.ops.api import sigmoid, tanh  # noqa: F401
 from minitape.ops.conv_ops import conv2d, max_pool2d  # noqa: F401
+from minitape.ops.mask_ops import dropout  # noqa: F401
 from minitape.ops.nn_ops import (  # noqa: F401
     elu,
     l2_loss,
