@@ -6,7 +6,7 @@ The matrices are the last two axes; leading axes are a batch. The primitives and
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -180,3 +180,9 @@ def _norm_axes(axis: Any, rank: int) -> tuple[int, ...]:
 
 def _shape(x: Any) -> tuple[int, ...]:
     return tuple(x.shape) if isinstance(x, TensorLike) else np.shape(x)
+
+
+def __getattr__(name: str) -> NoReturn:
+    from minitape import missing
+
+    missing.raise_missing("tf.linalg", name, missing.LINALG)

@@ -1,5 +1,7 @@
 """`mt.math`: elementwise math and reductions under TensorFlow's `tf.math` names."""
 
+from typing import NoReturn
+
 from minitape.ops.api import (  # noqa: F401
     abs,
     add_n,
@@ -44,6 +46,15 @@ from minitape.ops.api import (  # noqa: F401
     tan,
     tanh,
 )
+from minitape.ops.composite_ops import (  # noqa: F401
+    confusion_matrix,
+    count_nonzero,
+    cumsum,
+    l2_normalize,
+    log_sigmoid,
+    reduce_euclidean_norm,
+    truediv,
+)
 from minitape.ops.nn_ops import softplus  # noqa: F401
 from minitape.ops.operands import (  # noqa: F401
     add,
@@ -56,3 +67,9 @@ from minitape.ops.operands import (  # noqa: F401
     pow,
     subtract,
 )
+
+
+def __getattr__(name: str) -> NoReturn:
+    from minitape import missing
+
+    missing.raise_missing("tf.math", name, missing.MATH)

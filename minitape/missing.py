@@ -1,0 +1,94 @@
+"""What TensorFlow has and minitape leaves out, with what to use instead.
+
+The namespaces' `__getattr__` look names up here, so `mt.summary` or `mt.linalg.svd` raises an AttributeError
+that says it is missing on purpose and what to do, instead of a bare "has no attribute".
+"""
+
+from __future__ import annotations
+
+from typing import NoReturn
+
+TOP_LEVEL = {
+    "saved_model": "models cannot be saved; keep the weights with [v.numpy() for v in model.variables] and np.save",
+    "train": "there are no checkpoints; save the weights with np.save([v.numpy() for v in model.variables])",
+    "summary": "there is no TensorBoard; print the values or plot them with matplotlib",
+    "io": "read files with numpy or Python and convert with mt.constant",
+    "lite": "there is no model conversion: minitape is for learning, not deployment",
+    "estimator": "use a custom training loop with mt.GradientTape, or mt.keras's Model.fit",
+    "distribute": "minitape runs in one process on the CPU; drop the strategy scope",
+    "tpu": "minitape runs on the CPU only",
+    "IndexedSlices": "the gradient of gather is a dense tensor",
+    "sparse": "tensors are dense numpy arrays: use a dense tensor",
+    "SparseTensor": "tensors are dense numpy arrays: use a dense tensor",
+    "RaggedTensor": "tensors are rectangular: pad the rows to one length, e.g. with mt.pad",
+    "ragged": "tensors are rectangular: pad the rows to one length, e.g. with mt.pad",
+    "TensorArray": "collect the values in a Python list and mt.stack them",
+    "strings": "tensors hold numbers only; process text in Python before converting",
+    "string": "tensors hold numbers only; process text in Python before converting",
+    "py_function": "use mt.numpy_function (tapes see it as an op with no gradient)",
+    "while_loop": "write a Python while loop: minitape runs eagerly",
+    "cond": "write a Python if: minitape runs eagerly",
+    "case": "write a Python if/elif: minitape runs eagerly",
+    "scan": "write a Python loop and mt.stack the results",
+    "foldl": "write a Python loop",
+    "foldr": "write a Python loop",
+    "Graph": "there is no graph mode: every op runs eagerly",
+    "Session": "TensorFlow 1 sessions do not exist here: ops run eagerly",
+    "placeholder": "TensorFlow 1 placeholders do not exist here: pass values to a Python function",
+    "compat": "there is no TensorFlow 1 compatibility layer: use the TensorFlow 2 names",
+    "autograph": "there is no graph mode; mt.function runs the Python function as written",
+    "feature_column": "preprocess the features with numpy before converting",
+    "signal": "there are no FFT or signal ops; use numpy.fft on t.numpy() (no gradient)",
+    "audio": "there are no audio ops; decode with a Python library and convert with mt.constant",
+    "complex64": "there are no complex dtypes: use float32 or float64",
+    "complex128": "there are no complex dtypes: use float32 or float64",
+    "bfloat16": "use float16, float32 or float64",
+    "string_dtype": "tensors hold numbers only",
+    "queue": "there are no queues: use Python lists or mt.data.Dataset",
+    "scatter_nd": "build the result with numpy and mt.constant, or as a sum of mt.one_hot products",
+    "tensor_scatter_nd_update": "build the result with mt.where and a mask, which is differentiable",
+    "searchsorted": "use numpy.searchsorted on t.numpy() (no gradient)",
+    "unique": "use numpy.unique on t.numpy() (no gradient)",
+    "sort": "use mt.gather with indices from numpy.argsort(t.numpy())",
+    "argsort": "use numpy.argsort(t.numpy()) and mt.gather",
+}
+
+LINALG = {
+    "svd": "there is no SVD; for the largest singular value use mt.linalg.norm(a, ord=2, axis=[-2, -1])",
+    "qr": "there is no QR decomposition; use mt.linalg.cholesky or mt.linalg.solve",
+    "lu": "there is no LU decomposition; mt.linalg.solve, inv and det cover most uses",
+    "eig": "only symmetric matrices: use mt.linalg.eigh",
+    "eigvals": "only symmetric matrices: use mt.linalg.eigvalsh",
+    "pinv": "use mt.linalg.solve(mt.matmul(a, a, transpose_a=True), ...) for full-rank least squares",
+    "lstsq": "solve the normal equations with mt.linalg.solve(mt.matmul(a, a, transpose_a=True), ...)",
+    "expm": "there is no matrix exponential",
+    "triangular_solve": "use mt.linalg.solve (it does not exploit the triangle)",
+    "band_part": "multiply by a constant mask, e.g. mt.constant(np.tril(np.ones((n, n))))",
+    "set_diag": "add mt.linalg.diag(new - mt.linalg.diag_part(a)) to a",
+    "cross": "write it from slices: a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1], ...",
+}
+
+MATH = {
+    "segment_sum": "use mt.matmul with a one-hot matrix of the segment ids (mt.one_hot)",
+    "unsorted_segment_sum": "use mt.matmul with a one-hot matrix of the segment ids (mt.one_hot)",
+    "bincount": "use numpy.bincount on t.numpy(), or mt.reduce_sum(mt.one_hot(ids, n), axis=0)",
+    "top_k": "use numpy.argsort on t.numpy() and mt.gather (no gradient through the sort itself)",
+    "lgamma": "there are no special functions; scipy.special on t.numpy() (no gradient)",
+    "digamma": "there are no special functions; scipy.special on t.numpy() (no gradient)",
+    "erf": "there are no special functions; scipy.special.erf on t.numpy() (no gradient)",
+    "bessel_i0": "there are no special functions",
+    "real": "there are no complex dtypes",
+    "imag": "there are no complex dtypes",
+    "angle": "there are no complex dtypes",
+    "conj": "there are no complex dtypes",
+}
+
+
+def raise_missing(namespace: str, name: str, table: dict[str, str]) -> NoReturn:
+    """Raise the AttributeError for `namespace.name`, saying why it is missing if the table knows."""
+    if name in table:
+        raise AttributeError(
+            f"minitape has no {namespace}.{name}: {table[name]}. minitape covers the eager GradientTape API and "
+            "what TensorFlow's tutorials use; see 'What is not there' in README.md"
+        )
+    raise AttributeError(f"module 'minitape{namespace[2:]}' has no attribute {name!r}")
