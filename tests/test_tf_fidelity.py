@@ -324,3 +324,28 @@ def test_config_and_device_are_harmless():
     with pytest.warns(UserWarning, match="no GPU"):
         with mt.device("/GPU:0"):
             pass
+
+
+# ---- the sweep: more inputs numpy would answer and TensorFlow refuses --------------------------------
+def test_pad_needs_one_pair_per_axis():
+    text = message_of(InvalidArgumentError, lambda: mt.pad(mt.ones((2, 3)), [[1, 1]]))
+    assert "[2, 3]" in text and "give 2 pairs" in text  # numpy would pad both axes with the one pair
+    assert mt.pad(mt.ones((2, 3)), [[1, 1], [0, 2]]).shape == (4, 5)
+
+
+def test_unary_arithmetic_refuses_bool():
+    t = mt.constant([True, False])
+    for fn in (mt.abs, mt.square, mt.negative, mt.sign, mt.reciprocal):
+        assert "bool" in message_of(InvalidArgumentError, lambda fn=fn: fn(t))
+
+
+def test_one_hot_needs_integer_indices_and_where_a_bool_condition():
+    assert "integers" in message_of(TypeError, lambda: mt.one_hot(mt.constant([1.0, 2.0]), 3))
+    assert "bool" in message_of(TypeError, lambda: mt.where(mt.constant([1, 0]), 1.0, 2.0))
+    assert mt.where(mt.constant([True, False]), 1.0, 2.0).numpy().tolist() == [1.0, 2.0]
+
+
+def test_argmax_gives_int64_unless_output_type_says_otherwise():
+    x = mt.constant([[1.0, 5.0], [7.0, 2.0]])
+    assert mt.argmax(x, axis=1).dtype == mt.int64 and mt.argmax(x, axis=1).numpy().tolist() == [1, 0]
+    assert mt.argmin(x, axis=0, output_type=mt.int32).dtype == mt.int32
