@@ -114,6 +114,47 @@ def matvec(a: Any, b: Any, transpose_a: bool = False, adjoint_a: bool = False, n
     return squeeze(matmul(a, expand_dims(b, -1), transpose_a=transpose_a or adjoint_a), axis=-1)
 
 
+def band_part(input: Any, num_lower: int, num_upper: int, name: str | None = None) -> Tensor:
+    """Keep the band of each matrix: num_lower diagonals below the main one and num_upper above (-1: all of
+    them); zero the rest. `band_part(mt.ones((n, n)), -1, 0)` is the lower-triangular (look-ahead) mask."""
+    from minitape.ops.api import where, zeros_like
+
+    rows, cols = _shape(input)[-2:]
+    i, j = np.arange(rows)[:, None], np.arange(cols)[None, :]
+    lower, upper = int(num_lower), int(num_upper)
+    keep = ((lower < 0) | (i - j <= lower)) & ((upper < 0) | (j - i <= upper))
+    value = input if isinstance(input, TensorLike) else Tensor(np.asarray(input))
+    return where(Tensor(np.broadcast_to(keep, _shape(input)).copy()), value, zeros_like(value))
+
+
+def set_diag(input: Any, diagonal: Any, name: str | None = None, k: int = 0, align: Any = None) -> Tensor:
+    """`input` with its main diagonal replaced by `diagonal`."""
+    if k != 0:
+        raise NotImplementedError("set_diag with k != 0 is not supported by minitape")
+    return input + diag_embed_op(diagonal - diag_part(input), shape=_shape(input))
+
+
+def triangular_solve(matrix: Any, rhs: Any, lower: bool = True, adjoint: bool = False, name: Any = None) -> Tensor:
+    """X with matrix @ X = rhs, reading only the lower (or upper) triangle of `matrix`, as TensorFlow does."""
+    triangle = band_part(matrix, -1, 0) if lower else band_part(matrix, 0, -1)
+    return solve(triangle, rhs, adjoint=adjoint)
+
+
+def lstsq(matrix: Any, rhs: Any, l2_regularizer: float = 0.0, fast: bool = True, name: str | None = None) -> Tensor:
+    """The least-squares X minimising |matrix @ X - rhs|^2 + l2 |X|^2, from the normal equations (TensorFlow's
+    fast path): (A^T A + l2 I) X = A^T rhs, or X = A^T (A A^T + l2 I)^-1 rhs when A has more columns than rows."""
+    rows, cols = _shape(matrix)[-2:]
+    if rows >= cols:
+        gram = matmul(matrix, matrix, transpose_a=True) + l2_regularizer * eye(cols, dtype=_dtype(matrix))
+        return solve(gram, matmul(matrix, rhs, transpose_a=True))
+    gram = matmul(matrix, matrix, transpose_b=True) + l2_regularizer * eye(rows, dtype=_dtype(matrix))
+    return matmul(matrix, solve(gram, rhs), transpose_a=True)
+
+
+def _dtype(x: Any) -> Any:
+    return x.dtype if isinstance(x, TensorLike) else np.asarray(x).dtype
+
+
 _MATRIX_ORDS = ("euclidean", "fro", 1, 2, np.inf)
 
 

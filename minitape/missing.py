@@ -59,12 +59,8 @@ LINALG = {
     "lu": "there is no LU decomposition; mt.linalg.solve, inv and det cover most uses",
     "eig": "only symmetric matrices: use mt.linalg.eigh",
     "eigvals": "only symmetric matrices: use mt.linalg.eigvalsh",
-    "pinv": "use mt.linalg.solve(mt.matmul(a, a, transpose_a=True), ...) for full-rank least squares",
-    "lstsq": "solve the normal equations with mt.linalg.solve(mt.matmul(a, a, transpose_a=True), ...)",
+    "pinv": "for least squares use mt.linalg.lstsq; for an inverse of a square matrix mt.linalg.inv",
     "expm": "there is no matrix exponential",
-    "triangular_solve": "use mt.linalg.solve (it does not exploit the triangle)",
-    "band_part": "multiply by a constant mask, e.g. mt.constant(np.tril(np.ones((n, n))))",
-    "set_diag": "add mt.linalg.diag(new - mt.linalg.diag_part(a)) to a",
     "cross": "write it from slices: a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1], ...",
 }
 
