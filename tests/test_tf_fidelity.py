@@ -231,6 +231,13 @@ def test_small_integer_dtypes_divide_as_tensorflow_s_truediv_table():
         assert (mt.constant([4], dtype) / mt.constant([2], dtype)).dtype == result
     assert (mt.constant([4]) / mt.constant([2])).dtype == mt.float64
     assert (mt.constant([4], mt.int64) / 2).dtype == mt.float64
+    assert "same dtype" in message_of(TypeError, lambda: mt.constant([4], mt.uint8) / mt.constant([2]))
+
+
+def test_dtype_limits_as_tensorflow():
+    assert (mt.uint8.min, mt.uint8.max, mt.int8.min, mt.int16.max, mt.uint16.max) == (0, 255, -128, 32767, 65535)
+    assert mt.uint8.is_unsigned and not mt.int8.is_unsigned and mt.int16.size == 2 and mt.float32.max > 3e38
+    assert mt.cast(mt.constant([1.9, -1.9]), mt.int8).numpy().tolist() == [1, -1]  # towards zero, as TF
 
 
 def test_reduce_mean_of_integers_stays_integer_and_truncates():

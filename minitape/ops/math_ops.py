@@ -242,6 +242,10 @@ def divide(x, y, name=None):
     """x / y. Integer tensors divide as floats, as in TensorFlow: uint8 / uint8 gives float32, int32 float64."""
     kind_x, kind_y = _integer_dtype(x), _integer_dtype(y)
     if kind_x and kind_y:
+        if kind_x != kind_y and hasattr(x, "_array") and hasattr(y, "_array"):
+            raise TypeError(
+                f"divide: x and y must have the same dtype, got {kind_x} and {kind_y}; cast one, e.g. mt.cast(y, x.dtype)"
+            )
         named = kind_x if hasattr(x, "_array") or not hasattr(y, "_array") else kind_y  # a tensor's dtype wins
         target = _TRUEDIV_DTYPE.get(named, "float64")
         x, y = cast(x, target), cast(y, target)
