@@ -39,12 +39,15 @@ from minitape.custom_gradient import custom_gradient
 from minitape.dtypes import DType, as_dtype, bool, float16, float32, float64, int8, int16, int32, int64, uint8, uint16
 from minitape.execute import constant, convert_to_tensor
 from minitape.ops.api import *  # noqa: F403 - the op namespace, as tf.*
-from minitape.ops.composite_ops import cumsum, map_fn, truediv, vectorized_map
+from minitape.ops.composite_ops import clip_by_global_norm, cumsum, map_fn, truediv, vectorized_map
 from minitape.ops.mask_ops import boolean_mask
 from minitape.ops.nn_ops import one_hot
 from minitape.ops.operands import add, divide, floordiv, floormod, maximum, minimum, multiply, pow, subtract
+from minitape.ops.shape_ops import ensure_shape, meshgrid, repeat, reverse, split
+from minitape.printing import print
 from minitape.registry import RegisterGradient, defop, no_gradient
 from minitape.tape import GradientTape, UnconnectedGradients
+from minitape.tensor_spec import TensorSpec
 from minitape.variables import Variable
 
 newaxis = None

@@ -24,6 +24,7 @@ from minitape.ops.api import (  # noqa: F401 - re-exported under tf.linalg's nam
     tensordot,
     transpose_last,
 )
+from minitape.ops.composite_ops import global_norm  # noqa: F401
 from minitape.ops.linalg_ops import (
     cholesky_op,
     det_op,

@@ -47,15 +47,23 @@ from minitape.ops.api import (  # noqa: F401
     tanh,
 )
 from minitape.ops.composite_ops import (  # noqa: F401
+    ceil,
     confusion_matrix,
     count_nonzero,
     cumsum,
+    divide_no_nan,
+    erf,
+    expm1,
+    is_inf,
     l2_normalize,
     log_sigmoid,
+    multiply_no_nan,
     reduce_euclidean_norm,
+    softsign,
     truediv,
+    xlogy,
 )
-from minitape.ops.nn_ops import softplus  # noqa: F401
+from minitape.ops.nn_ops import log_softmax, softmax, softplus  # noqa: F401
 from minitape.ops.operands import (  # noqa: F401
     add,
     divide,
@@ -67,6 +75,8 @@ from minitape.ops.operands import (  # noqa: F401
     pow,
     subtract,
 )
+
+mod = floormod
 
 
 def __getattr__(name: str) -> NoReturn:
