@@ -159,6 +159,45 @@ class Dataset:
         count = n if n < 0 else (n // size if drop_remainder else -(-n // size))
         return Dataset(generate, count)
 
+    def padded_batch(
+        self,
+        batch_size: int,
+        padded_shapes: Any = None,
+        padding_values: Any = None,
+        drop_remainder: bool = False,
+        name: str | None = None,
+    ) -> Dataset:
+        """batch() for elements of different shapes: each component is padded at the end of every axis, to
+        `padded_shapes` (None or -1 in it: the longest in the batch) with `padding_values` (default 0)."""
+        size = int(batch_size)
+        if size <= 0:
+            raise ValueError(f"padded_batch: batch_size must be positive, got {size}")
+
+        def generate() -> Iterator:
+            pending: list = []
+            for element in self:
+                pending.append(element)
+                if len(pending) == size:
+                    yield _stack(pending, True, padded_shapes, padding_values)
+                    pending = []
+            if pending and not drop_remainder:
+                yield _stack(pending, True, padded_shapes, padding_values)
+
+        n = self._cardinality
+        return Dataset(generate, n if n < 0 else (n // size if drop_remainder else -(-n // size)))
+
+    def reduce(self, initial_state: Any, reduce_func: Callable, name: str | None = None) -> Any:
+        """Fold the elements into one value: state = reduce_func(state, element), starting from initial_state."""
+        state = _to_tensors(initial_state)
+        for element in self:
+            state = _to_tensors(reduce_func(state, element))
+        return state
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _MISSING_METHODS:
+            raise AttributeError(f"minitape's Dataset has no {name}: {_MISSING_METHODS[name]}")
+        raise AttributeError(f"'Dataset' object has no attribute {name!r}")
+
     def unbatch(self, name: str | None = None) -> Dataset:
         """The inverse of batch: every element's first axis becomes separate elements."""
 
@@ -310,20 +349,51 @@ class Dataset:
         return f"<mt.data.Dataset cardinality={self._cardinality}>"
 
 
-def _stack(elements: list) -> Any:
-    """Stack a list of same-structured elements component by component."""
-    columns = zip(*(_flatten(e) for e in elements))
+def _stack(elements: list, pad: bool = False, padded_shapes: Any = None, padding_values: Any = None) -> Any:
+    """Stack a list of same-structured elements component by component, padding them first if asked."""
+    columns = list(zip(*(_flatten(e) for e in elements)))
+    shapes_wanted = _flatten(padded_shapes) if padded_shapes is not None else [None] * len(columns)
+    values_wanted = _flatten(padding_values) if padding_values is not None else [0] * len(columns)
+    if len(values_wanted) == 1:
+        values_wanted = values_wanted * len(columns)
     stacked = []
-    for column in columns:
+    for column, wanted, fill in zip(columns, shapes_wanted, values_wanted):
         arrays = [c.numpy() for c in column]
+        if pad:
+            arrays = _padded(arrays, wanted, fill)
         shapes = {np.shape(a) for a in arrays}
         if len(shapes) > 1:
             raise ValueError(
                 f"batch: elements have different shapes {sorted(list(s) for s in shapes)} and cannot be stacked; "
-                "map them to one shape first (padded_batch is not in minitape)"
+                "map them to one shape first, or use padded_batch"
             )
         stacked.append(Tensor(np.stack(arrays)))
     return _pack(elements[0], iter(stacked))
+
+
+def _padded(arrays: list, wanted: Any, fill: Any) -> list:
+    """Pad every array at the end of each axis to `wanted` (None or -1: the largest size among them)."""
+    rank = np.ndim(arrays[0])
+    wanted = None if wanted is None else ([wanted] if np.ndim(wanted) == 0 else list(wanted))  # 5 means [5]
+    longest = [max(np.shape(a)[i] for a in arrays) for i in range(rank)]
+    target = longest if wanted is None else [m if w is None or int(w) < 0 else int(w) for w, m in zip(wanted, longest)]
+    if any(t < m for t, m in zip(target, longest)):
+        raise ValueError(f"padded_batch: an element of shape {longest} does not fit padded_shapes {list(wanted)}")
+    fill = fill.numpy() if isinstance(fill, TensorLike) else fill
+    return [np.pad(a, [(0, t - n) for t, n in zip(target, np.shape(a))], constant_values=fill) for a in arrays]
+
+
+_MISSING_METHODS = {
+    "interleave": "read the sources one after the other with concatenate, or build the elements in Python",
+    "window": "batch consecutive elements with batch(), or slice a numpy array",
+    "group_by_window": "sort or group the elements in Python first",
+    "bucket_by_sequence_length": "use padded_batch",
+    "save": "datasets cannot be saved; keep the numpy arrays with np.save",
+    "snapshot": "datasets cannot be saved; keep the numpy arrays with np.save",
+    "apply": "call the transformation on the dataset directly: f(dataset)",
+    "with_options": "there are no options: minitape's datasets run eagerly in Python",
+    "rebatch": "unbatch() then batch()",
+}
 
 
 class _Experimental:

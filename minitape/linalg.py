@@ -211,7 +211,7 @@ def _matrix_norm(tensor: Any, ord: Any, axes: tuple[int, int], keep: bool) -> Te
 def _norm_axes(axis: Any, rank: int) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(rank)) if rank == 1 else (None,)
-    axes = tuple(int(a) for a in np.asarray(axis._array() if isinstance(axis, TensorLike) else axis).ravel())
+    axes = tuple(int(a) for a in np.asarray(axis.numpy() if isinstance(axis, TensorLike) else axis).ravel())
     if len(axes) not in (1, 2) or any(not -rank <= a < rank for a in axes) or len({a % rank for a in axes}) < len(axes):
         raise ValueError(
             f"norm: axis {axis!r} must be one axis or a pair of distinct axes of a tensor of rank {rank}, "

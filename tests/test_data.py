@@ -127,3 +127,31 @@ def test_from_generator_and_unbatch():
     dataset = Dataset.from_generator(gen, output_types=mt.int32)
     assert values(dataset) == [[1, 2], [3, 4]] and values(dataset.unbatch()) == [1, 2, 3, 4]
     assert int(dataset.cardinality()) == -2
+
+
+def test_padded_batch_as_documented():
+    a = Dataset.range(1, 5).map(lambda x: mt.fill([x], x))
+    assert values(a.padded_batch(2)) == [[[1, 0], [2, 2]], [[3, 3, 3, 0], [4, 4, 4, 4]]]
+    assert values(a.padded_batch(2, padded_shapes=5)) == [
+        [[1, 0, 0, 0, 0], [2, 2, 0, 0, 0]],
+        [[3, 3, 3, 0, 0], [4, 4, 4, 4, 0]],
+    ]
+    assert values(a.padded_batch(2, padded_shapes=5, padding_values=-1))[0] == [[1, -1, -1, -1, -1], [2, 2, -1, -1, -1]]
+    with pytest.raises(ValueError, match="padded_batch"):
+        list(a.padded_batch(2, padded_shapes=3))
+    with pytest.raises(ValueError, match="use padded_batch"):
+        list(a.batch(2))
+
+
+def test_reduce_and_what_is_missing():
+    assert int(Dataset.range(5).reduce(mt.constant(0, mt.int64), lambda state, x: state + x)) == 10
+    with pytest.raises(AttributeError, match="has no window"):
+        Dataset.range(3).window(2)  # noqa: B018
+
+
+def test_dict_elements_batch_and_shuffle_as_dicts():
+    dataset = Dataset.from_tensor_slices({"x": np.arange(6.0), "y": np.arange(6)}).shuffle(6, seed=0).batch(3)
+    batches = list(dataset.as_numpy_iterator())
+    assert [sorted(b) for b in batches] == [["x", "y"], ["x", "y"]]
+    assert all(b["x"].tolist() == [float(v) for v in b["y"]] for b in batches)  # rows stay together
+    assert sorted(np.concatenate([b["y"] for b in batches]).tolist()) == list(range(6))
