@@ -34,6 +34,7 @@ from minitape.ops.linalg_ops import (
     inverse_op,
     slogdet_op,
     solve_op,
+    svd_op,
 )
 from minitape.tensor import Tensor, TensorLike
 
@@ -88,6 +89,13 @@ def eigh(tensor: Any, name: str | None = None) -> tuple[Tensor, Tensor]:
 def eigvalsh(tensor: Any, name: str | None = None) -> Tensor:
     """The eigenvalues of symmetric matrices, ascending."""
     return eigh(tensor)[0]
+
+
+def svd(tensor: Any, full_matrices: bool = False, compute_uv: bool = True, name: str | None = None) -> Any:
+    """(s, u, v) with tensor = u @ diag(s) @ v^T (note: v, not its transpose, as TensorFlow); s descending.
+    With compute_uv=False, only s. Differentiable for distinct non-zero singular values."""
+    s, u, v = svd_op(tensor, full_matrices=bool(full_matrices))
+    return (s, u, v) if compute_uv else s
 
 
 def diag_part(input: Any, name: str | None = None, k: int = 0, padding_value: Any = 0, align: Any = None) -> Tensor:

@@ -58,7 +58,6 @@ TOP_LEVEL = {
 }
 
 LINALG = {
-    "svd": "there is no SVD; for the largest singular value use mt.linalg.norm(a, ord=2, axis=[-2, -1])",
     "qr": "there is no QR decomposition; use mt.linalg.cholesky or mt.linalg.solve",
     "lu": "there is no LU decomposition; mt.linalg.solve, inv and det cover most uses",
     "eig": "only symmetric matrices: use mt.linalg.eigh",
@@ -80,6 +79,14 @@ MATH = {
     "imag": "there are no complex dtypes",
     "angle": "there are no complex dtypes",
     "conj": "there are no complex dtypes",
+}
+
+IMAGE = {
+    "resize": "there is no resampling; resize the arrays before converting (e.g. with Pillow), or use mt.repeat",
+    "decode_png": "decode files with Pillow or matplotlib.image.imread, then mt.constant",
+    "decode_jpeg": "decode files with Pillow or matplotlib.image.imread, then mt.constant",
+    "random_flip_left_right": "use mt.reverse(image, axis=[-2]) when mt.random.uniform([]) < 0.5",
+    "rgb_to_grayscale": "take mt.tensordot(image, [0.2989, 0.587, 0.114], axes=1)[..., None]",
 }
 
 

@@ -159,3 +159,24 @@ def test_set_diag_triangular_solve_and_lstsq():
 )
 def test_more_gradients_to_second_order(f, args):
     check_gradients(f, args, order=2)
+
+
+def test_svd_as_tensorflow_s_matrix_guide_uses_it():
+    a = mt.constant(RNG.normal(size=(40, 30)))
+    s, u, v = mt.linalg.svd(a)
+    assert (s.shape, u.shape, v.shape) == ((30,), (40, 30), (30, 30))
+    np.testing.assert_allclose((u @ mt.linalg.diag(s) @ mt.transpose(v)).numpy(), a.numpy(), atol=1e-12)
+    np.testing.assert_allclose(mt.einsum("s,us,vs -> uv", s, u, v).numpy(), a.numpy(), atol=1e-12)
+    rank_10 = mt.einsum("s,us,vs -> uv", s[:10], u[:, :10], v[:, :10])
+    assert float(mt.norm(a - rank_10) ** 2) == pytest.approx(float(mt.reduce_sum(s[10:] ** 2)))  # Eckart-Young
+    np.testing.assert_allclose(mt.linalg.svd(a, compute_uv=False).numpy(), np.linalg.svd(a.numpy())[1])
+    batch = mt.linalg.svd(mt.constant(RNG.normal(size=(3, 5, 4))), compute_uv=False)
+    assert batch.shape == (3, 4)
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 4), (2, 3, 3)])
+def test_svd_gradients_to_second_order(shape):
+    x = mt.constant(RNG.normal(size=shape))
+    check_gradients(lambda a: mt.linalg.svd(a, compute_uv=False), [x], order=2)
+    check_gradients(lambda a: mt.linalg.svd(a)[1] ** 2, [x], order=2)  # squared: the vectors' signs vary
+    check_gradients(lambda a: mt.linalg.svd(a)[2] ** 2, [x], order=2)

@@ -67,7 +67,7 @@ def test_map_fn_and_vectorized_map_stack_per_row_results_and_differentiate():
         (lambda: mt.SparseTensor, "dense"),
         (lambda: mt.RaggedTensor, "mt.pad"),
         (lambda: mt.strings, "numbers only"),
-        (lambda: mt.linalg.svd, "ord=2"),
+        (lambda: mt.linalg.qr, "cholesky"),
         (lambda: mt.math.top_k, "argsort"),
     ],
 )
@@ -189,3 +189,17 @@ def test_tensor_spec_and_categorical():
         mt.random.categorical(mt.zeros((1, 4)), 6, seed=3).numpy(),
         mt.random.categorical(mt.zeros((1, 4)), 6, seed=3).numpy(),
     )
+
+
+def test_convert_image_dtype_scales_between_integer_and_float_ranges():
+    image = mt.constant(np.array([[0, 128, 255]], np.uint8))
+    as_float = mt.image.convert_image_dtype(image, mt.float32)
+    assert as_float.dtype == mt.float32
+    np.testing.assert_allclose(as_float.numpy(), [[0.0, 128 / 255, 1.0]], rtol=1e-6)
+    assert mt.image.convert_image_dtype(as_float, mt.uint8).numpy().tolist() == [[0, 128, 255]]
+    clipped = mt.image.convert_image_dtype(mt.constant([1.5, -0.2]), mt.uint8, saturate=True)
+    assert clipped.numpy().tolist() == [255, 0]
+    assert mt.image.convert_image_dtype(as_float, mt.float64).dtype == mt.float64
+    with pytest.raises(AttributeError, match="no tf.image.resize"):
+        mt.image.resize  # noqa: B018
+    mt.debugging.set_log_device_placement(True)  # accepted: there is only the CPU
