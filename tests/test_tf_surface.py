@@ -203,3 +203,18 @@ def test_convert_image_dtype_scales_between_integer_and_float_ranges():
     with pytest.raises(AttributeError, match="no tf.image.resize"):
         mt.image.resize  # noqa: B018
     mt.debugging.set_log_device_placement(True)  # accepted: there is only the CPU
+
+
+def test_einsum_with_an_ellipsis_as_numpy():
+    rng = np.random.default_rng(1)
+    a, b = rng.normal(size=(3, 4, 5)), rng.normal(size=(3, 5, 2))
+    np.testing.assert_allclose(mt.einsum("...ij,...jk->...ik", a, b).numpy(), np.einsum("...ij,...jk->...ik", a, b))
+    np.testing.assert_allclose(mt.einsum("...ij", a).numpy(), np.einsum("...ij", a))
+    np.testing.assert_allclose(mt.einsum("i...,i...->...", a, a).numpy(), np.einsum("i...,i...->...", a, a))
+    with pytest.raises(NotImplementedError, match="broadcast_to"):
+        mt.einsum("...ij,...jk->...ik", a, b[:1])
+    check_gradients(lambda x, y: mt.einsum("...ij,...jk->...ik", x, y), [mt.constant(a), mt.constant(b)], order=2)
+
+
+def test_tensors_live_on_the_cpu():
+    assert mt.constant(1.0).device.endswith("CPU:0") and mt.Variable(1.0).device.endswith("CPU:0")

@@ -22,7 +22,8 @@ from minitape.ops.array_ops import (  # noqa: F401
     unstack,
 )
 from minitape.ops.creation import eye, fill, linspace, ones, ones_like, range, zeros, zeros_like  # noqa: F401
-from minitape.ops.einsum_ops import einsum, tensordot  # noqa: F401
+from minitape.ops.einsum_ellipsis import einsum  # noqa: F401
+from minitape.ops.einsum_ops import tensordot  # noqa: F401
 from minitape.ops.math_ops import (  # noqa: F401
     abs,
     add,
