@@ -218,3 +218,27 @@ def test_einsum_with_an_ellipsis_as_numpy():
 
 def test_tensors_live_on_the_cpu():
     assert mt.constant(1.0).device.endswith("CPU:0") and mt.Variable(1.0).device.endswith("CPU:0")
+
+
+X64 = mt.constant(np.random.default_rng(5).normal(size=(3, 4)))
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda t: mt.nn.dropout(t, 0.5, seed=7),  # a fixed seed: the same mask at every evaluation
+        lambda t: mt.nn.dropout(t, 0.5, noise_shape=[3, 1], seed=7) ** 2,
+        lambda t: mt.nn.moments(t, axes=[0])[1],
+        lambda t: mt.nn.moments(t**2, axes=[0, 1])[0],
+        lambda t: mt.clip_by_global_norm([t, 2.0 * t], 1.0)[0][1],
+        lambda t: mt.reverse(t, [0, 1]) ** 2,
+        lambda t: mt.meshgrid(t[0], t[1])[1] ** 2,
+        lambda t: mt.nn.bias_add(t**2, t[0]),
+        lambda t: mt.nn.embedding_lookup(t, [2, 0, 2]) ** 2,
+        lambda t: mt.linalg.global_norm([t, t[0]]),
+        lambda t: mt.math.log_sigmoid(t),
+        lambda t: mt.nn.relu6(t * 4.0),
+    ],
+)
+def test_composite_functions_differentiate_to_second_order(f):
+    check_gradients(f, [X64], order=2)
