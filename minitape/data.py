@@ -16,6 +16,7 @@ import numpy as np
 from minitape import random
 from minitape.dtypes import int64
 from minitape.execute import convert_to_tensor
+from minitape.ops.api import cast
 from minitape.tensor import Tensor, TensorLike
 
 AUTOTUNE = -1
@@ -128,9 +129,22 @@ class Dataset:
         output_signature: Any = None,
         name: str | None = None,
     ) -> Dataset:
-        """Elements from calling `generator()` (with `args`) afresh for each pass; their count is unknown."""
+        """Elements from calling `generator()` (with `args`) afresh for each pass, converted to `output_types`
+        (or the dtypes of `output_signature`'s TensorSpecs) when given; their count is unknown."""
         call_args = tuple(args) if args is not None else ()
-        return Dataset(lambda: (_to_tensors(e) for e in generator(*call_args)), UNKNOWN_CARDINALITY)
+        wanted = output_signature if output_signature is not None else output_types
+        dtypes = None if wanted is None else [getattr(w, "dtype", w) for w in _flatten(wanted)]
+
+        def convert(element: Any) -> Any:
+            element = _to_tensors(element)
+            if dtypes is None:
+                return element
+            leaves = _flatten(element)
+            if len(leaves) != len(dtypes):
+                raise ValueError(f"from_generator: an element has {len(leaves)} parts, the signature {len(dtypes)}")
+            return _pack(element, iter([cast(t, d) for t, d in zip(leaves, dtypes)]))
+
+        return Dataset(lambda: (convert(e) for e in generator(*call_args)), UNKNOWN_CARDINALITY)
 
     @staticmethod
     def zip(*datasets: Any, name: str | None = None) -> Dataset:

@@ -127,6 +127,10 @@ def test_from_generator_and_unbatch():
     dataset = Dataset.from_generator(gen, output_types=mt.int32)
     assert values(dataset) == [[1, 2], [3, 4]] and values(dataset.unbatch()) == [1, 2, 3, 4]
     assert int(dataset.cardinality()) == -2
+    typed = Dataset.from_generator(gen, output_signature=mt.TensorSpec(shape=(2,), dtype=mt.float32))
+    assert next(iter(typed)).dtype == mt.float32
+    pairs = Dataset.from_generator(lambda: iter([(1, 2.0)]), output_types=(mt.int64, mt.float64))
+    assert [t.dtype for t in next(iter(pairs))] == [mt.int64, mt.float64]
 
 
 def test_padded_batch_as_documented():
