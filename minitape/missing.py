@@ -53,8 +53,6 @@ TOP_LEVEL = {
     "tensor_scatter_nd_update": "build the result with mt.where and a mask, which is differentiable",
     "searchsorted": "use numpy.searchsorted on t.numpy() (no gradient)",
     "unique": "use numpy.unique on t.numpy() (no gradient)",
-    "sort": "use mt.gather with indices from numpy.argsort(t.numpy())",
-    "argsort": "use numpy.argsort(t.numpy()) and mt.gather",
 }
 
 LINALG = {
@@ -71,7 +69,6 @@ MATH = {
     "segment_sum": "use mt.matmul with a one-hot matrix of the segment ids (mt.one_hot)",
     "unsorted_segment_sum": "use mt.matmul with a one-hot matrix of the segment ids (mt.one_hot)",
     "bincount": "use numpy.bincount on t.numpy(), or mt.reduce_sum(mt.one_hot(ids, n), axis=0)",
-    "top_k": "use numpy.argsort on t.numpy() and mt.gather (no gradient through the sort itself)",
     "lgamma": "there are no special functions; scipy.special on t.numpy() (no gradient)",
     "digamma": "there are no special functions; scipy.special on t.numpy() (no gradient)",
     "bessel_i0": "there are no special functions",

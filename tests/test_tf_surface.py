@@ -68,7 +68,7 @@ def test_map_fn_and_vectorized_map_stack_per_row_results_and_differentiate():
         (lambda: mt.RaggedTensor, "mt.pad"),
         (lambda: mt.strings, "numbers only"),
         (lambda: mt.linalg.qr, "cholesky"),
-        (lambda: mt.math.top_k, "argsort"),
+        (lambda: mt.math.segment_sum, "one_hot"),
     ],
 )
 def test_what_is_left_out_says_so_and_what_to_use(lookup, hint):
@@ -242,3 +242,28 @@ X64 = mt.constant(np.random.default_rng(5).normal(size=(3, 4)))
 )
 def test_composite_functions_differentiate_to_second_order(f):
     check_gradients(f, [X64], order=2)
+
+
+def test_sort_argsort_top_k_as_documented():
+    a = [1, 10, 26.9, 2.8, 166.32, 62.3]
+    np.testing.assert_allclose(mt.sort(a).numpy(), [1.0, 2.8, 10.0, 26.9, 62.3, 166.32], rtol=1e-6)
+    np.testing.assert_allclose(
+        mt.sort(a, direction="DESCENDING").numpy(), [166.32, 62.3, 26.9, 10.0, 2.8, 1.0], rtol=1e-6
+    )
+    order = mt.argsort(a)
+    assert order.numpy().tolist() == [0, 3, 1, 2, 5, 4] and order.dtype == mt.int32
+    values, indices = mt.math.top_k(mt.constant([1, 3, 3, 2]), k=2)
+    assert values.numpy().tolist() == [3, 3] and indices.numpy().tolist() == [1, 2]  # ties: the lower index first
+    rows = mt.math.top_k(mt.constant([[0.1, 0.7, 0.2], [0.5, 0.1, 0.4]]), k=2)
+    assert rows.indices.numpy().tolist() == [[1, 2], [0, 2]]
+    assert mt.argsort(mt.constant([[3, 1], [2, 4]]), axis=0).numpy().tolist() == [[1, 0], [0, 1]]
+    with pytest.raises(ValueError, match="axis 2"):
+        mt.sort(mt.ones((2, 2)), axis=2)
+    with pytest.raises(ValueError, match="k=4"):
+        mt.math.top_k(mt.ones(3), k=4)
+
+
+def test_sorted_values_carry_gradients():
+    x = mt.constant(np.random.default_rng(2).normal(size=(3, 5)))
+    check_gradients(lambda t: mt.sort(t, axis=0) ** 2, [x], order=2)
+    check_gradients(lambda t: mt.math.top_k(t, k=2).values ** 3, [x], order=2)
