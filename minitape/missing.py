@@ -34,7 +34,6 @@ TOP_LEVEL = {
     "foldr": "write a Python loop",
     "gradients": "tf.gradients works in graph mode only; use mt.GradientTape (tape.gradient)",
     "hessians": "tf.hessians works in graph mode only; nest two GradientTapes and take the outer tape's jacobian",
-    "gather_nd": "index with numpy-style keys, x[rows, cols], or mt.gather along one axis at a time",
     "roll": "use mt.concat of two slices: mt.concat([x[-k:], x[:-k]], axis=0)",
     "Graph": "there is no graph mode: every op runs eagerly",
     "Session": "TensorFlow 1 sessions do not exist here: ops run eagerly",

@@ -267,3 +267,13 @@ def test_sorted_values_carry_gradients():
     x = mt.constant(np.random.default_rng(2).normal(size=(3, 5)))
     check_gradients(lambda t: mt.sort(t, axis=0) ** 2, [x], order=2)
     check_gradients(lambda t: mt.math.top_k(t, k=2).values ** 3, [x], order=2)
+
+
+def test_gather_nd_as_documented():
+    params = mt.constant([[0.0, 1.0], [2.0, 3.0]])
+    assert mt.gather_nd(params, [[0, 0], [1, 1]]).numpy().tolist() == [0.0, 3.0]
+    assert mt.gather_nd(params, [[1], [0]]).numpy().tolist() == [[2.0, 3.0], [0.0, 1.0]]
+    assert mt.gather_nd(params, [[[0, 1]], [[1, 0]]]).numpy().tolist() == [[1.0], [2.0]]
+    with pytest.raises(ValueError, match=r"index \[1, -1\] is out of range"):
+        mt.gather_nd(params, [[1, -1]])
+    check_gradients(lambda t: mt.gather_nd(t, [[0, 1], [0, 1], [2, 3]]) ** 2, [X64], order=2)
