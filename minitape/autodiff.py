@@ -36,6 +36,11 @@ class ForwardAccumulator:
                 "one tensor, e.g. mt.constant([...]))"
             )
         self._tangents: dict[int, Tensor] = {}
+        if len({id(p) for p in flat_p}) != len(flat_p):
+            raise ValueError(
+                "ForwardAccumulator: a tensor was given as a primal more than once; "
+                "watch it once, with the sum of its tangents"
+            )
         for p, t in zip(flat_p, flat_t):
             if not isinstance(p, TensorLike):
                 raise ValueError(f"primals must be tensors or variables, not {type(p).__name__}")
@@ -50,6 +55,8 @@ class ForwardAccumulator:
         self._records: list = []
 
     def __enter__(self) -> ForwardAccumulator:
+        if self in state.accumulators:
+            raise ValueError("this ForwardAccumulator is already recording: it cannot be entered again inside itself")
         state.accumulators.append(self)
         return self
 

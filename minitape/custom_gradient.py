@@ -7,11 +7,15 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from minitape import nest
 from minitape.context import state
 from minitape.convert import convert_to_tensor
 from minitape.execute import record
 from minitape.tensor import Tensor, TensorLike
+
+_CONVERTED = (TensorLike, int, float, np.ndarray, np.generic)
 
 
 def custom_gradient(f: Callable | None = None) -> Callable:
@@ -26,7 +30,8 @@ def custom_gradient(f: Callable | None = None) -> Callable:
 
     @functools.wraps(f)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        inputs = [convert_to_tensor(a) if isinstance(a, TensorLike) else a for a in args]
+        # every positional number, array or tensor becomes a tensor, as TensorFlow does: one gradient per argument
+        inputs = [convert_to_tensor(a) if isinstance(a, _CONVERTED) else a for a in args]
         watcher: list = []
         state.variable_watchers.append(watcher)
         try:

@@ -75,3 +75,7 @@ def _summary(value: np.ndarray) -> str:
     if value.size <= 6:
         return f"{value.dtype.name}{list(value.shape)} = {np.array2string(value, precision=4)}"
     return f"{value.dtype.name}{list(value.shape)} in [{np.nanmin(value):.4g}, {np.nanmax(value):.4g}]"
+
+
+def set_log_device_placement(enabled: bool) -> None:
+    """Accepted and ignored: every op runs on the CPU (see mt.config)."""

@@ -24,6 +24,28 @@ class DType:
     def base_dtype(self) -> DType:
         return self
 
+    @property
+    def is_unsigned(self) -> bool:
+        return np.issubdtype(self.as_numpy_dtype, np.unsignedinteger)
+
+    @property
+    def size(self) -> int:
+        """Bytes per element."""
+        return np.dtype(self.as_numpy_dtype).itemsize
+
+    @property
+    def min(self) -> Any:
+        """The smallest value of the type (False for bool)."""
+        return self._limits().min if not self.is_bool else False
+
+    @property
+    def max(self) -> Any:
+        """The largest value of the type (True for bool)."""
+        return self._limits().max if not self.is_bool else True
+
+    def _limits(self) -> Any:
+        return np.finfo(self.as_numpy_dtype) if self.is_floating else np.iinfo(self.as_numpy_dtype)
+
     def __repr__(self) -> str:
         return f"mt.{self.name}"
 
@@ -42,10 +64,14 @@ float32 = DType("float32")
 float64 = DType("float64")
 int32 = DType("int32")
 int64 = DType("int64")
+uint8 = DType("uint8")  # images: a uint8 tensor divided by 255 gives float32, as in TensorFlow
+uint16 = DType("uint16")
+int8 = DType("int8")
+int16 = DType("int16")
 bool = DType("bool")  # TensorFlow's name for the type
 
-_BY_NAME = {d.name: d for d in (float16, float32, float64, int32, int64, bool)}
-_EXTRA = {"uint8": "int32", "int8": "int32", "int16": "int32", "uint16": "int32", "uint32": "int64"}
+_BY_NAME = {d.name: d for d in (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, bool)}
+_EXTRA = {"uint32": "int64"}
 # tensor.dtype calls as_dtype(array.dtype) on every op: a dict answers that without asking numpy for names.
 # It is keyed by the scalar type (np.float32), which hashes much faster than a numpy dtype does.
 _BY_SCALAR_TYPE = {np.dtype(name).type: _BY_NAME[_EXTRA.get(name, name)] for name in (*_BY_NAME, *_EXTRA)}

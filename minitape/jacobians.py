@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -12,14 +13,29 @@ from minitape.gradient_args import UnconnectedGradients, as_unconnected
 from minitape.ops.array_ops import reshape, stack, strided_slice
 from minitape.tensor import Tensor, TensorLike
 
+JACOBIAN_WARN_BYTES = 1 << 30  # a jacobian larger than this warns before it starts
+
 
 def jacobian(tape: Any, target: Any, sources: Any, unconnected_gradients: Any = "none") -> Any:
     """d(target[i])/d(source[j]) for every element pair: shape target.shape + source.shape."""
+    return _jacobian(tape, target, sources, unconnected_gradients, caller_depth=4)
+
+
+def _jacobian(tape: Any, target: Any, sources: Any, unconnected_gradients: Any, caller_depth: int) -> Any:
     unconnected = as_unconnected(unconnected_gradients)
     tape.begin_answer()
     target = convert_to_tensor(target) if not isinstance(target, TensorLike) else target
     flat_sources = nest.flatten(sources)
     n = int(np.prod(target.shape))
+    _warn_if_huge(n, flat_sources, caller_depth)
+    if n == 0:  # an empty target: no rows, but a connected source still gets a (0, ...) result, as in TensorFlow
+        empty = tape.backward([target], flat_sources, [_zeros(target.shape, target)])
+        tape.end_answer()
+        result = []
+        for g, s in zip(empty, flat_sources):
+            connected = g is not None or (unconnected is UnconnectedGradients.ZERO and s.dtype.is_floating)
+            result.append(_zeros(tuple(target.shape) + tuple(s.shape), s) if connected else None)
+        return nest.pack_sequence_as(sources, result)
     rows = []
     for k in range(n):
         seed = np.zeros(n, target.dtype.as_numpy_dtype)
@@ -29,7 +45,7 @@ def jacobian(tape: Any, target: Any, sources: Any, unconnected_gradients: Any = 
     result = []
     for j, s in enumerate(flat_sources):
         column = [row[j] for row in rows]
-        if n == 0 or all(g is None for g in column):
+        if all(g is None for g in column):
             zero = unconnected is UnconnectedGradients.ZERO and s.dtype.is_floating
             result.append(_zeros(tuple(target.shape) + tuple(s.shape), s) if zero else None)
             continue
@@ -41,16 +57,29 @@ def jacobian(tape: Any, target: Any, sources: Any, unconnected_gradients: Any = 
 
 def batch_jacobian(tape: Any, target: Any, source: Any, unconnected_gradients: Any = "none") -> Any:
     """Per-example Jacobians: result[i] = d target[i] / d source[i], for a batch along axis 0."""
-    if not target.shape or not source.shape or target.shape[0] != source.shape[0]:
+    if len(target.shape) < 2 or len(source.shape) < 2 or target.shape[0] != source.shape[0]:
         raise ValueError(
-            f"batch_jacobian needs target and source with the same first (batch) dimension, "
-            f"got shapes {tuple(target.shape)} and {tuple(source.shape)}"
+            f"batch_jacobian needs a target and a source of rank 2 or more with the same first (batch) dimension, "
+            f"got shapes {tuple(target.shape)} and {tuple(source.shape)}; reshape a vector to (batch, 1)"
         )
-    full = jacobian(tape, target, source, unconnected_gradients)
-    if full is None:
-        return None
+    full = _jacobian(tape, target, source, unconnected_gradients, caller_depth=5)
+    if full is None:  # unconnected: zeros of the target's dtype, as TensorFlow's batch_jacobian gives
+        return _zeros(tuple(target.shape) + tuple(source.shape[1:]), target)
     rank_t = len(target.shape)
     return stack([strided_slice(full, (i,) + (slice(None),) * (rank_t - 1) + (i,)) for i in range(target.shape[0])])
+
+
+def _warn_if_huge(n_rows: int, sources: list, caller_depth: int) -> None:
+    """Warn, at the user's call of jacobian (`caller_depth` frames up), before a result of more than 1 GiB."""
+    size = sum(n_rows * int(np.prod(s.shape)) * s.dtype.as_numpy_dtype().itemsize for s in sources)
+    if size > JACOBIAN_WARN_BYTES:
+        warnings.warn(
+            f"jacobian: the result will take {size / 2**30:.1f} GiB ({n_rows} target elements times the sources' "
+            "elements) and needs one backward pass per target element; reduce the target first, or use "
+            "batch_jacobian or a ForwardAccumulator for a Jacobian-vector product",
+            ResourceWarning,
+            stacklevel=caller_depth,
+        )
 
 
 def _zeros(shape: Any, like: Any) -> Tensor:

@@ -1,18 +1,16 @@
 """`mt.math`: elementwise math and reductions under TensorFlow's `tf.math` names."""
 
+from typing import NoReturn
+
 from minitape.ops.api import (  # noqa: F401
     abs,
-    add,
     add_n,
     argmax,
     argmin,
     cos,
-    divide,
     equal,
     exp,
     floor,
-    floordiv,
-    floormod,
     greater,
     greater_equal,
     is_finite,
@@ -24,12 +22,8 @@ from minitape.ops.api import (  # noqa: F401
     logical_and,
     logical_not,
     logical_or,
-    maximum,
-    minimum,
-    multiply,
     negative,
     not_equal,
-    pow,
     reciprocal,
     reduce_all,
     reduce_any,
@@ -49,8 +43,44 @@ from minitape.ops.api import (  # noqa: F401
     sqrt,
     square,
     squared_difference,
-    subtract,
     tan,
     tanh,
 )
-from minitape.ops.nn_ops import softplus  # noqa: F401
+from minitape.ops.composite_ops import (  # noqa: F401
+    ceil,
+    confusion_matrix,
+    count_nonzero,
+    cumsum,
+    divide_no_nan,
+    erf,
+    expm1,
+    is_inf,
+    l2_normalize,
+    log_sigmoid,
+    multiply_no_nan,
+    reduce_euclidean_norm,
+    softsign,
+    truediv,
+    xlogy,
+)
+from minitape.ops.nn_ops import log_softmax, softmax, softplus  # noqa: F401
+from minitape.ops.operands import (  # noqa: F401
+    add,
+    divide,
+    floordiv,
+    floormod,
+    maximum,
+    minimum,
+    multiply,
+    pow,
+    subtract,
+)
+from minitape.ops.sort_ops import top_k  # noqa: F401
+
+mod = floormod
+
+
+def __getattr__(name: str) -> NoReturn:
+    from minitape import missing
+
+    missing.raise_missing("tf.math", name, missing.MATH)

@@ -145,6 +145,13 @@ class TensorLike:
             raise TypeError("cannot iterate over a scalar tensor")
         return (self[i] for i in range(self.shape[0]))
 
+    def __format__(self, spec: str) -> str:
+        """`f"{loss:.4f}"` formats the value as numpy would (a scalar like a number); no spec gives str()."""
+        if not spec:
+            return str(self)
+        value = self._array()
+        return format(value[()] if value.ndim == 0 else value, spec)
+
     def __array__(self, dtype=None, copy=None):
         _ops.note_numpy_conversion(self)
         value = self._array()
@@ -163,6 +170,11 @@ class TensorLike:
     @property
     def shape(self) -> TensorShape:
         return TensorShape(self._array().shape)
+
+    @property
+    def device(self) -> str:
+        """Where the value lives: always the CPU, named as TensorFlow names it."""
+        return "/job:localhost/replica:0/task:0/device:CPU:0"
 
     @property
     def ndim(self) -> int:

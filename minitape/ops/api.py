@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minitape.convert import convert_to_tensor
 from minitape.dtypes import int32
 from minitape.ops import reduce_ops as _r
 from minitape.ops.array_ops import (  # noqa: F401
@@ -21,7 +22,8 @@ from minitape.ops.array_ops import (  # noqa: F401
     unstack,
 )
 from minitape.ops.creation import eye, fill, linspace, ones, ones_like, range, zeros, zeros_like  # noqa: F401
-from minitape.ops.einsum_ops import einsum, tensordot  # noqa: F401
+from minitape.ops.einsum_ellipsis import einsum  # noqa: F401
+from minitape.ops.einsum_ops import tensordot  # noqa: F401
 from minitape.ops.math_ops import (  # noqa: F401
     abs,
     add,
@@ -100,7 +102,14 @@ reduce_any = _reduction(_r.reduce_any, "Logical or over `axis`.")
 
 
 def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
-    """Mean squared distance from the mean over `axis`."""
+    """Mean squared distance from the mean over `axis`; floating-point input only, as in TensorFlow."""
+    if not isinstance(input_tensor, TensorLike):
+        input_tensor = convert_to_tensor(input_tensor)
+    if not input_tensor.dtype.is_floating:  # an integer mean truncates: the variance would be wrong
+        raise TypeError(
+            f"reduce_variance / reduce_std: input must be floating-point, not {input_tensor.dtype.name}; "
+            "cast it first, e.g. mt.cast(x, mt.float32)"
+        )
     centred = input_tensor - reduce_mean(input_tensor, axis=axis, keepdims=True)
     return reduce_mean(square(centred), axis=axis, keepdims=keepdims)
 
@@ -116,11 +125,15 @@ def squared_difference(x, y, name=None):
 
 
 def argmax(input, axis=None, output_type=None, name=None):
-    return _r.argmax(input, axis=0 if axis is None else int(axis))
+    """The index of the largest entry along `axis` (default 0), as int64 unless output_type says otherwise."""
+    result = _r.argmax(input, axis=0 if axis is None else int(axis))
+    return result if output_type is None else cast(result, output_type)
 
 
 def argmin(input, axis=None, output_type=None, name=None):
-    return _r.argmin(input, axis=0 if axis is None else int(axis))
+    """The index of the smallest entry along `axis` (default 0), as int64 unless output_type says otherwise."""
+    result = _r.argmin(input, axis=0 if axis is None else int(axis))
+    return result if output_type is None else cast(result, output_type)
 
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
@@ -135,6 +148,12 @@ def where(condition, x=None, y=None, name=None):
         return Tensor(np.argwhere(mask).astype(np.int64))
     if x is None or y is None:
         raise ValueError("where needs both x and y, or neither (to get the indices where condition holds)")
+    if (condition._array() if isinstance(condition, TensorLike) else np.asarray(condition)).dtype != np.bool_:
+        raise TypeError(  # numpy would take any number's truth value
+            "where: condition must be a bool tensor, not "
+            f"{np.asarray(condition._array() if isinstance(condition, TensorLike) else condition).dtype}; "
+            "compare first, e.g. mt.where(x > 0, a, b)"
+        )
     return _where(condition, x, y)
 
 
@@ -179,6 +198,7 @@ def add_n(inputs, name=None):
 
 
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
-    if ord not in ("euclidean", 2, "fro"):
-        raise NotImplementedError(f"norm ord={ord!r} is not supported; minitape has the Euclidean norm")
-    return sqrt(reduce_sum(square(tensor), axis=axis, keepdims=bool(keepdims)))
+    """Vector and matrix norms as `tf.norm`; see `mt.linalg.norm`."""
+    from minitape.linalg import norm as linalg_norm  # linalg is built on this module, so it loads after
+
+    return linalg_norm(tensor, ord=ord, axis=axis, keepdims=keepdims)

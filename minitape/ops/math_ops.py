@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minitape.errors import InvalidArgumentError
 from minitape.opdef import defop
 from minitape.tensor import Tensor
 
@@ -69,26 +70,93 @@ def _log_or_zero(x):  # log(x) where x > 0, else 0: the Pow rule's d/dy, as Tens
     return where(x > 0, log(where(x > 0, x, 1)), 0)
 
 
+# ---- forward functions that refuse what numpy would compute without a word, but wrongly ----------
+# Each is one plain function around the numpy call (no wrapper of a wrapper): `x * y` runs one of them.
+_BOOL = np.dtype(bool)
+
+
+def _arithmetic(np_fn):
+    """`np_fn(a, b)` refusing bool tensors: numpy would compute a logical or/and, TensorFlow has no bool kernel."""
+
+    def forward(a, b):
+        if a.dtype is _BOOL or b.dtype is _BOOL:  # numpy's bool dtype is one object: `is` is the cheapest test
+            raise TypeError(
+                f"{np_fn.__name__} is not defined for bool tensors (TensorFlow has no bool kernel for it); "
+                "use mt.logical_or / mt.logical_and, or mt.cast(x, mt.int32) first to count"
+            )
+        return np_fn(a, b)
+
+    forward.__name__, forward.__doc__ = np_fn.__name__, np_fn.__doc__
+    return forward
+
+
+def _numeric(np_fn):
+    """`np_fn(a)` refusing bool tensors: numpy would give a bool (abs(True) is True), TensorFlow has no kernel."""
+
+    def forward(a):
+        if a.dtype is _BOOL:
+            raise TypeError(f"{np_fn.__name__} is not defined for bool tensors; cast first, e.g. mt.cast(x, mt.int32)")
+        return np_fn(a)
+
+    forward.__name__, forward.__doc__ = np_fn.__name__, np_fn.__doc__
+    return forward
+
+
+def _integer_division(np_fn, what):
+    """Floor division or modulo; an integer division by zero raises, as in TensorFlow (numpy gives 0)."""
+
+    def forward(a, b):
+        if a.dtype.kind == "b" or b.dtype.kind == "b":
+            raise TypeError(f"{what} is not defined for bool tensors; cast them first, e.g. mt.cast(x, mt.int32)")
+        if b.dtype.kind in "iu" and not np.all(b):
+            raise InvalidArgumentError(
+                f"integer division by zero in {what}: the divisor holds a 0; "
+                "guard it first, e.g. mt.where(d == 0, 1, d), or divide floats (x / d gives inf)"
+            )
+        return np_fn(a, b)
+
+    forward.__name__ = what
+    return forward
+
+
+_add, _subtract, _multiply = _arithmetic(np.add), _arithmetic(np.subtract), _arithmetic(np.multiply)
+_divide, _maximum, _minimum = _arithmetic(np.divide), _arithmetic(np.maximum), _arithmetic(np.minimum)
+_checked_power = _arithmetic(np.power)
+_floor_divide, _floor_mod = _integer_division(np.floor_divide, "floordiv"), _integer_division(np.mod, "floormod")
+_negative, _square, _abs = _numeric(np.negative), _numeric(np.square), _numeric(np.abs)
+_reciprocal, _sign = _numeric(np.reciprocal), _numeric(np.sign)
+
+
+def _power(a, b):
+    """a ** b; an integer raised to a negative integer power is refused, as in TensorFlow."""
+    if a.dtype.kind in "iu" and b.dtype.kind in "iu" and np.any(b < 0):
+        raise TypeError(
+            f"integers to negative integer powers are not allowed (exponent {int(np.min(b))}); "
+            "use a float base, e.g. mt.constant(2.0) ** -1 or mt.cast(x, mt.float32) ** -1"
+        )
+    return _checked_power(a, b)
+
+
 BIN = dict(same_dtype=(0, 1))  # both inputs share one dtype; a Python number takes the other's
 F = dict(floating=True)  # an integer input would be computed in float, then truncated: refused
 
 # fmt: off
 # ---- binary: z = f(x, y) -------------------------------------------------------------------------
-add      = defop("AddV2",   np.add,      binary(lambda op, g: g, lambda op, g: g), keep="nothing", **BIN)
-subtract = defop("Sub",     np.subtract, binary(lambda op, g: g, lambda op, g: -g), keep="nothing", **BIN)
-multiply = defop("Mul",     np.multiply, binary(lambda op, g: g * op.y,              # d(xy) = y dx + x dy
+add      = defop("AddV2",   _add,       binary(lambda op, g: g, lambda op, g: g), keep="nothing", **BIN)
+subtract = defop("Sub",     _subtract,  binary(lambda op, g: g, lambda op, g: -g), keep="nothing", **BIN)
+multiply = defop("Mul",     _multiply,  binary(lambda op, g: g * op.y,              # d(xy) = y dx + x dy
                                                 lambda op, g: g * op.x), keep="inputs", **BIN)
-real_div = defop("RealDiv", np.divide,   binary(lambda op, g: g / op.y,              # d(x/y) = dx/y - x dy/y^2
+real_div = defop("RealDiv", _divide,    binary(lambda op, g: g / op.y,              # d(x/y) = dx/y - x dy/y^2
                                                 lambda op, g: -g * op.x / square(op.y)), keep="inputs", **BIN)
-maximum  = defop("Maximum", np.maximum,  binary(lambda op, g: g * cast(op.x >= op.y, g.dtype),
+maximum  = defop("Maximum", _maximum,   binary(lambda op, g: g * cast(op.x >= op.y, g.dtype),
                                                 lambda op, g: g * cast(op.x < op.y, g.dtype)), keep="inputs", **BIN)
-minimum  = defop("Minimum", np.minimum,  binary(lambda op, g: g * cast(op.x <= op.y, g.dtype),
+minimum  = defop("Minimum", _minimum,   binary(lambda op, g: g * cast(op.x <= op.y, g.dtype),
                                                 lambda op, g: g * cast(op.x > op.y, g.dtype)), keep="inputs", **BIN)
-pow      = defop("Pow",     np.power,    binary(lambda op, g: g * op.y * op.x ** (op.y - 1),  # y x^(y-1) dx
+pow      = defop("Pow",     _power,     binary(lambda op, g: g * op.y * op.x ** (op.y - 1),  # y x^(y-1) dx
                                                 lambda op, g: g * op.z * _log_or_zero(op.x)), keep="both", **BIN)
 
 # ---- unary: z = f(x), dx = g * f'(x) -------------------------------------------------------------
-negative   = defop("Neg",        np.negative,   lambda op, g: -g,                     keep="nothing")      # (-x)' = -1
+negative   = defop("Neg",        _negative,     lambda op, g: -g,                     keep="nothing")      # (-x)' = -1
 exp        = defop("Exp",        np.exp,        lambda op, g: g * op.z,               keep="outputs", **F) # e^x
 log        = defop("Log",        np.log,        lambda op, g: g / op.x,               keep="inputs", **F)  # 1/x
 log1p      = defop("Log1p",      np.log1p,      lambda op, g: g / (1 + op.x),         keep="inputs", **F)  # 1/(1+x)
@@ -97,19 +165,19 @@ cos        = defop("Cos",        np.cos,        lambda op, g: -g * sin(op.x),   
 tan        = defop("Tan",        np.tan,        lambda op, g: g * (1 + square(op.z)), keep="outputs", **F) # 1 + tan^2
 tanh       = defop("Tanh",       np.tanh,       lambda op, g: g * (1 - square(op.z)), keep="outputs", **F) # 1 - tanh^2
 sigmoid    = defop("Sigmoid",    _sigmoid,      lambda op, g: g * op.z * (1 - op.z),  keep="outputs", **F) # s (1 - s)
-square     = defop("Square",     np.square,     lambda op, g: g * 2 * op.x,           keep="inputs")       # 2x
-sqrt       = defop("Sqrt",       np.sqrt,       lambda op, g: g * 0.5 / op.z,         keep="outputs", **F) # 1/(2 sqrt x)
+square     = defop("Square",     _square,       lambda op, g: g * 2 * op.x,           keep="inputs")       # 2x
+sqrt       = defop("Sqrt",       np.sqrt,       lambda op, g: g * 0.5 / op.z,         keep="outputs", **F) # 0.5/sqrt x
 rsqrt      = defop("Rsqrt",      _rsqrt,        lambda op, g: g * -0.5 * op.z ** 3,   keep="outputs", **F) # -x^-1.5 / 2
-abs        = defop("Abs",        np.abs,        lambda op, g: g * sign(op.x),         keep="inputs")       # sign x
-reciprocal = defop("Reciprocal", np.reciprocal, lambda op, g: -g * square(op.z),      keep="outputs")      # -1/x^2
+abs        = defop("Abs",        _abs,          lambda op, g: g * sign(op.x),         keep="inputs")       # sign x
+reciprocal = defop("Reciprocal", _reciprocal,   lambda op, g: -g * square(op.z),      keep="outputs")      # -1/x^2
 identity   = defop("Identity",   np.copy,       lambda op, g: g,                      keep="nothing")      # 1
 
 # ---- no gradient: piecewise constant, or not a number --------------------------------------------
-sign          = defop("Sign",          np.sign,          None)
+sign          = defop("Sign",          _sign,            None)
 floor         = defop("Floor",         np.floor,         None)
 round         = defop("Round",         np.round,         None)
-floordiv      = defop("FloorDiv",      np.floor_divide,  None, **BIN)
-floormod      = defop("FloorMod",      np.mod,           None, **BIN)
+floordiv      = defop("FloorDiv",      _floor_divide,    None, **BIN)
+floormod      = defop("FloorMod",      _floor_mod,       None, **BIN)
 less          = defop("Less",          np.less,          None, dtype_from=None, **BIN)
 less_equal    = defop("LessEqual",     np.less_equal,    None, dtype_from=None, **BIN)
 greater       = defop("Greater",       np.greater,       None, dtype_from=None, **BIN)
@@ -124,15 +192,29 @@ is_finite     = defop("IsFinite",      np.isfinite,      None, dtype_from=None)
 # fmt: on
 
 
+# TensorFlow's truediv table: small integers divide in float32, 32- and 64-bit ones in float64
+_TRUEDIV_DTYPE = {"int8": "float32", "uint8": "float32", "int16": "float32", "uint16": "float32"}
+
+
 def divide(x, y, name=None):
-    """x / y. Two integer tensors divide as floats (int32 / int32 gives float64), as in TensorFlow."""
-    if _is_integer(x) and _is_integer(y):
-        x, y = cast(x, "float64"), cast(y, "float64")
+    """x / y. Integer tensors divide as floats, as in TensorFlow: uint8 / uint8 gives float32, int32 float64."""
+    kind_x, kind_y = _integer_dtype(x), _integer_dtype(y)
+    if kind_x and kind_y:
+        if kind_x != kind_y and hasattr(x, "_array") and hasattr(y, "_array"):
+            raise TypeError(
+                f"divide: x and y must have the same dtype, got {kind_x} and {kind_y}; "
+                "cast one, e.g. mt.cast(y, x.dtype)"
+            )
+        named = kind_x if hasattr(x, "_array") or not hasattr(y, "_array") else kind_y  # a tensor's dtype wins
+        target = _TRUEDIV_DTYPE.get(named, "float64")
+        x, y = cast(x, target), cast(y, target)
     return real_div(x, y)
 
 
-def _is_integer(v):
-    return (v._array() if hasattr(v, "_array") else np.asarray(v)).dtype.kind in "iu"
+def _integer_dtype(v):
+    """The numpy dtype name of `v` if it holds integers, else None."""
+    dtype = (v._array() if hasattr(v, "_array") else np.asarray(v)).dtype
+    return dtype.name if dtype.kind in "iu" else None
 
 
 # ---- dtype conversion ----------------------------------------------------------------------------
