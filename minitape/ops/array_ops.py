@@ -116,7 +116,8 @@ def _gather(params, indices, axis):
         where = np.argwhere((indices < 0) | (indices >= n))[0]
         bad = indices[tuple(where)]
         raise InvalidArgumentError(
-            f"index {bad} (at indices{[int(i) for i in where]}) is not in [0, {n}) on axis {axis} of params of shape {list(params.shape)}; "
+            f"index {bad} (at indices{[int(i) for i in where]}) is not in [0, {n}) on axis {axis} "
+            f"of params of shape {list(params.shape)}; "
             + (
                 "negative indices do not count from the end here: use n - 1 for the last"
                 if bad < 0

@@ -146,9 +146,10 @@ def _backprop_filter_rule(op, g):
 
 
 # fmt: off
-conv2d_op                 = defop("Conv2D",               _conv2d,                 _conv2d_rule,          keep="inputs", same_dtype=(0, 1))
-conv2d_backprop_input_op  = defop("Conv2DBackpropInput",  _conv2d_backprop_input,  _backprop_input_rule,  keep="inputs", same_dtype=(0, 1))
-conv2d_backprop_filter_op = defop("Conv2DBackpropFilter", _conv2d_backprop_filter, _backprop_filter_rule, keep="inputs", same_dtype=(0, 1))
+SAME = dict(keep="inputs", same_dtype=(0, 1))
+conv2d_op                 = defop("Conv2D",               _conv2d,                 _conv2d_rule,          **SAME)
+conv2d_backprop_input_op  = defop("Conv2DBackpropInput",  _conv2d_backprop_input,  _backprop_input_rule,  **SAME)
+conv2d_backprop_filter_op = defop("Conv2DBackpropFilter", _conv2d_backprop_filter, _backprop_filter_rule, **SAME)
 # fmt: on
 
 
@@ -232,9 +233,12 @@ def _pool_attrs(op):
 
 
 # fmt: off
-max_pool_op            = defop("MaxPool",         _max_pool,           lambda op, g: max_pool_grad_op(op.inputs[0], g, **_pool_attrs(op)),                   keep="inputs")
-max_pool_grad_op       = defop("MaxPoolGrad",     _max_pool_grad,      lambda op, g: (None, max_pool_grad_grad_op(op.inputs[0], g, **_pool_attrs(op))),     keep="inputs", same_dtype=(0, 1))
-max_pool_grad_grad_op  = defop("MaxPoolGradGrad", _max_pool_grad_grad, lambda op, g: (None, max_pool_grad_op(op.inputs[0], g, **_pool_attrs(op))),          keep="inputs", same_dtype=(0, 1))
+max_pool_op           = defop("MaxPool",         _max_pool,
+                              lambda op, g: max_pool_grad_op(op.x, g, **_pool_attrs(op)), keep="inputs")
+max_pool_grad_op      = defop("MaxPoolGrad",     _max_pool_grad,
+                              lambda op, g: (None, max_pool_grad_grad_op(op.x, g, **_pool_attrs(op))), **SAME)
+max_pool_grad_grad_op = defop("MaxPoolGradGrad", _max_pool_grad_grad,
+                              lambda op, g: (None, max_pool_grad_op(op.x, g, **_pool_attrs(op))), **SAME)
 # fmt: on
 
 

@@ -37,14 +37,19 @@ def _log_softmax_rule(op, g):  # dx = dy - softmax(x) * sum(dy)
 
 
 # fmt: off
-relu        = defop("Relu",       lambda a: np.maximum(a, 0),   lambda op, g: relu_grad(g, op.outputs[0]),       keep="outputs")  # relu' = [x > 0]
+relu        = defop("Relu",       lambda a: np.maximum(a, 0),   lambda op, g: relu_grad(g, op.z), keep="outputs")
 # dy * [z > 0] as one op (not Greater, Cast, Mul); its own derivative: the same mask for dy, none for z (a step)
-relu_grad   = defop("ReluGrad",   lambda g, z: g * (z > 0),     lambda op, dy: (relu_grad(dy, op.inputs[1]) if op.needs[0] else None, None), keep="inputs", same_dtype=(0, 1))
-elu         = defop("Elu",        lambda a: np.where(a > 0, a, np.expm1(np.minimum(a, 0))), lambda op, g: where(op.outputs[0] > 0, g, g * (op.outputs[0] + 1)), keep="outputs", floating=True)  # elu' = 1 or e^x = z + 1
-softplus    = defop("Softplus",   lambda a: np.logaddexp(0, a), lambda op, g: g * sigmoid(op.inputs[0]),          keep="inputs", floating=True)   # log(1+e^x)' = sigmoid
-_softmax_op = defop("Softmax",    _softmax,                     _softmax_rule,                                   keep="outputs")
+relu_grad   = defop("ReluGrad",   lambda g, z: g * (z > 0),
+                    lambda op, dy: (relu_grad(dy, op.y) if op.needs[0] else None, None),
+                    keep="inputs", same_dtype=(0, 1))
+elu         = defop("Elu",        lambda a: np.where(a > 0, a, np.expm1(np.minimum(a, 0))),  # elu' = 1, or e^x = z + 1
+                    lambda op, g: where(op.z > 0, g, g * (op.z + 1)), keep="outputs", floating=True)
+softplus    = defop("Softplus",   lambda a: np.logaddexp(0, a), lambda op, g: g * sigmoid(op.x),  # sigmoid
+                    keep="inputs", floating=True)
+_softmax_op = defop("Softmax",    _softmax,                     _softmax_rule,                       keep="outputs")
 _lsm_op     = defop("LogSoftmax", _log_softmax, _log_softmax_rule,  keep="outputs")
-one_hot_op  = defop("OneHot", lambda i, depth, on, off, dtype: np.where(np.arange(depth) == i[..., None], on, off).astype(dtype.as_numpy_dtype), None, dtype_from=None)
+one_hot_op  = defop("OneHot", lambda i, depth, on, off, dtype: np.where(np.arange(depth) == i[..., None], on, off)
+                    .astype(dtype.as_numpy_dtype), None, dtype_from=None)
 # fmt: on
 
 
@@ -185,10 +190,10 @@ def _sparse_xent_backprop_rule(op, dy):
 
 
 # fmt: off
-_sparse_xent_op          = defop("SparseSoftmaxCrossEntropyWithLogits",     _sparse_xent,          _sparse_xent_rule,
+_sparse_xent_op          = defop("SparseSoftmaxCrossEntropyWithLogits", _sparse_xent, _sparse_xent_rule,
                                  keep="both", same_dtype=None, n_outputs=2)
-_sparse_xent_backprop_op = defop("SparseSoftmaxCrossEntropyWithLogitsGrad", _sparse_xent_backprop, _sparse_xent_backprop_rule,
-                                 keep="inputs", same_dtype=(0, 1))
+_sparse_xent_backprop_op = defop("SparseSoftmaxCrossEntropyWithLogitsGrad", _sparse_xent_backprop,
+                                 _sparse_xent_backprop_rule, keep="inputs", same_dtype=(0, 1))
 # fmt: on
 
 

@@ -121,12 +121,14 @@ def _logsumexp(a, axis=None, keepdims=False):
 
 
 # fmt: off
-reduce_sum       = defop("Sum",       _arithmetic_reducer(np.sum, "reduce_sum"),  lambda op, g: _spread(op, g),                         keep="nothing")
-reduce_mean      = defop("Mean",      _arithmetic_reducer(np.mean, "reduce_mean"), lambda op, g: _spread(op, g) / _count(op),            keep="nothing")
-reduce_max       = defop("Max",       _reducer(np.max),  _extreme_rule,                                        keep="both")
-reduce_min       = defop("Min",       _reducer(np.min),  _extreme_rule,                                        keep="both")
-reduce_prod      = defop("Prod",      _arithmetic_reducer(np.prod, "reduce_prod"), _prod_rule,                                           keep="inputs")
-reduce_logsumexp = defop("LogSumExp", _logsumexp,        lambda op, g: _spread(op, g) * exp(op.inputs[0] - _spread(op, op.outputs[0])), keep="both")
+_sum, _mean, _prod = (_arithmetic_reducer(f, "reduce_" + f.__name__) for f in (np.sum, np.mean, np.prod))
+reduce_sum       = defop("Sum",       _sum,              lambda op, g: _spread(op, g),             keep="nothing")
+reduce_mean      = defop("Mean",      _mean,             lambda op, g: _spread(op, g) / _count(op), keep="nothing")
+reduce_max       = defop("Max",       _reducer(np.max),  _extreme_rule,                            keep="both")
+reduce_min       = defop("Min",       _reducer(np.min),  _extreme_rule,                            keep="both")
+reduce_prod      = defop("Prod",      _prod,             _prod_rule,                               keep="inputs")
+reduce_logsumexp = defop("LogSumExp", _logsumexp,        lambda op, g: _spread(op, g) * exp(op.x - _spread(op, op.z)),
+                         keep="both")
 reduce_all       = defop("All",       _reducer(np.all),  None)
 reduce_any       = defop("Any",       _reducer(np.any),  None)
 argmax           = defop("ArgMax",    _arg_extreme(np.argmax), None, dtype_from=None)
