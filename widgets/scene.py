@@ -65,7 +65,7 @@ def _number(x: float | int | bool) -> str:
         return "nan"
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
-    return f"{x:.4g}"
+    return f"{x + 0.0:.4g}"  # as steps.fmt: no "-0"
 
 
 def shape_text(node: Node) -> str:
@@ -75,7 +75,7 @@ def shape_text(node: Node) -> str:
 
 def title_text(node: Node) -> str:
     if node.kind in ("watched", "constant"):
-        return f"{node.kind} {node.id}"
+        return node.label if node.label != node.kind else f"{node.kind} {node.id}"  # e.g. "target (not recorded)"
     if node.kind == "gradop":
         origin = "gradient sum" if node.backward_of == "sum" else f"from ∂{node.backward_of}"
         return f"{node.label} ({origin})"

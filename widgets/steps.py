@@ -159,7 +159,7 @@ def _num(x: Any) -> str:
         return str(bool(x))
     if isinstance(x, (int, np.integer)):
         return str(int(x))
-    x = float(x)
+    x = float(x) + 0.0  # + 0.0 turns -0.0 into 0.0: "-0" only puzzles a reader
     if np.isnan(x):
         return "nan"
     if np.isinf(x):

@@ -182,7 +182,7 @@ CELLS = [
     md(r"""
     ## 8. The cuts, drawn
 
-    `explain` says in words where a path is cut; the tape visualizer shows it. Three of the causes above, each on a
+    `explain` says in words where a path is cut; the tape visualizer shows it. Four of the causes above, each on a
     persistent tape so that the view can read the records. Step to the end of each view (the last step lists every
     source's gradient, with the reason for each `None`), and look for the **source with no path to the target**.
 
@@ -232,9 +232,24 @@ CELLS = [
     view
     """),
     md(r"""
-    The other causes (a value that left through numpy, an integer dtype, a variable replaced by a tensor, an op
-    without a gradient) cut the path *before* the target: for those, the view cannot draw yet and says so, while
-    `tape.explain` already names the cut.
+    *A value that left through numpy*: `y.numpy()` hands the number to numpy, and the tape cannot follow numpy's
+    `np.sin`. The target is drawn apart, marked "not recorded", and the **dashed edge** from `Mul` to it carries
+    the reason: the value left the tape there. The same picture appears for an integer cast (`mt.cast(..., mt.int32)`):
+    the dashed edge then names the cast that made an integer.
+    """),
+    volatile("""
+    x = mt.Variable(2.0, name="x")
+    with mt.GradientTape(persistent=True) as tape:
+        y = x * x
+        z = mt.constant(np.sin(y.numpy()))
+
+    view = TapeView(tape, z, [x])
+    assert tape.gradient(z, x) is None
+    view
+    """),
+    md(r"""
+    In every view, a dashed edge is a place where the gradient cannot go back, and hovering over it gives the reason
+    `tape.explain` gives in words.
 
     ## Exercises
 

@@ -61,6 +61,16 @@ CELLS = [
     print("J e1 (second column):", acc.jvp(y))
     """),
     md(r"""
+    The visualizer draws forward mode too: give it the accumulator instead of a tape. Each step runs one op and shows,
+    beside its value, the **tangent** it produced (the JVP of that op, from its inputs' tangents). There is no
+    backward pass: after the last op, the target's tangent is the answer, here the second column $(2, 0)$.
+    """),
+    volatile("""
+    from minitape.widgets import TapeView
+
+    TapeView(acc, y)
+    """),
+    md(r"""
     ## 2. A vector-Jacobian product in reverse mode
 
     `tape.gradient(y, x, output_gradients=v)` computes $v^\top J$: the gradient of $\sum_i v_i y_i$. With
