@@ -12,17 +12,19 @@ from minitape.tensor import Tensor, TensorShape  # first: it loads the op tables
 __version__ = "0.1.0"
 
 import contextlib
+import functools
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
-from minitape import autodiff, context, debugging, dtypes, errors, image, math, nest, nn, random
+from minitape import autodiff, context, debugging, dtypes, errors, image, linalg, math, nest, nn, random
 from minitape.custom_gradient import custom_gradient
-from minitape.dtypes import DType, as_dtype, bool, float16, float32, float64, int32, int64
+from minitape.dtypes import DType, as_dtype, bool, float16, float32, float64, int8, int16, int32, int64, uint8, uint16
 from minitape.execute import constant, convert_to_tensor
 from minitape.ops.api import *  # noqa: F403 - the op namespace, as tf.*
 from minitape.ops.nn_ops import one_hot
+from minitape.ops.operands import add, divide, floordiv, floormod, maximum, minimum, multiply, pow, subtract
 from minitape.registry import RegisterGradient, defop, no_gradient
 from minitape.tape import GradientTape, UnconnectedGradients
 from minitape.variables import Variable
@@ -52,10 +54,25 @@ def executing_eagerly() -> builtins_bool:
 
 
 def function(func: Callable | None = None, **kwargs: Any) -> Any:
-    """`tf.function` stand-in: minitape has no graph mode, so the function runs eagerly as written."""
+    """`tf.function` stand-in: minitape has no graph mode, so the function runs eagerly as written.
+
+    As in TensorFlow, what it returns comes back as tensors: `mt.function(cube)(2)` is a Tensor, not the int 8.
+    """
     if func is None:
-        return lambda f: f
-    return func
+        return lambda f: function(f, **kwargs)
+
+    @functools.wraps(func)
+    def run(*args: Any, **kw: Any) -> Any:
+        return nest.map_structure(_as_output, func(*args, **kw))
+
+    return run
+
+
+def _as_output(value: Any) -> Any:
+    """A traced function's output: Python numbers and numpy values become tensors; the rest passes unchanged."""
+    if isinstance(value, (int, float, np.ndarray, np.generic)):  # bool is an int
+        return convert_to_tensor(value)
+    return value
 
 
 _numpy_function = defop(
@@ -96,9 +113,10 @@ def __getattr__(name: str) -> Any:
 
 _NOT_IMPLEMENTED = {
     "data": "pass numpy arrays to model.fit, or slice batches yourself",
-    "linalg": "matmul, einsum and tensordot are there; solve, inv and eigh are not",
     "saved_model": "models cannot be saved",
     "IndexedSlices": "the gradient of gather is a dense tensor",
     "sparse": "tensors are dense numpy arrays",
     "distribute": "minitape runs in one process on the CPU",
 }
+
+from minitape.module import Module  # noqa: E402 - tf.Module; needs name_scope above

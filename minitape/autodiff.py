@@ -31,6 +31,11 @@ class ForwardAccumulator:
                 "one tensor, e.g. mt.constant([...]))"
             )
         self._tangents: dict[int, Tensor] = {}
+        if len({id(p) for p in flat_p}) != len(flat_p):
+            raise ValueError(
+                "ForwardAccumulator: a tensor was given as a primal more than once; "
+                "watch it once, with the sum of its tangents"
+            )
         for p, t in zip(flat_p, flat_t):
             if not isinstance(p, TensorLike):
                 raise ValueError(f"primals must be tensors or variables, not {type(p).__name__}")
@@ -43,6 +48,8 @@ class ForwardAccumulator:
             self._tangents[p._id] = t
 
     def __enter__(self) -> ForwardAccumulator:
+        if self in context.accumulators:
+            raise ValueError("this ForwardAccumulator is already recording: it cannot be entered again inside itself")
         context.accumulators.append(self)
         return self
 

@@ -7,9 +7,13 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from minitape import context, nest
 from minitape.execute import convert_to_tensor, record
 from minitape.tensor import Tensor, TensorLike
+
+_CONVERTED = (TensorLike, int, float, np.ndarray, np.generic)
 
 
 def custom_gradient(f: Callable | None = None) -> Callable:
@@ -24,7 +28,10 @@ def custom_gradient(f: Callable | None = None) -> Callable:
 
     @functools.wraps(f)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        inputs = [convert_to_tensor(a) if isinstance(a, TensorLike) else a for a in args]
+        # every positional number, array or tensor becomes a tensor, as TensorFlow does: one gradient per argument
+        inputs = [
+            convert_to_tensor(a) if isinstance(a, (TensorLike, int, float, np.ndarray, np.generic)) else a for a in args
+        ]
         watcher: list = []
         context.variable_watchers.append(watcher)
         try:

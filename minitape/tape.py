@@ -15,6 +15,20 @@ from minitape.execute import convert_to_tensor
 from minitape.ops.array_ops import reshape, stack, strided_slice
 from minitape.tensor import Tensor, TensorLike, _next_id
 
+JACOBIAN_WARN_BYTES = 1 << 30  # a jacobian larger than this warns before it starts
+
+
+def _warn_if_huge(n_rows: int, sources: list) -> None:
+    size = sum(n_rows * int(np.prod(s.shape)) * s.dtype.as_numpy_dtype().itemsize for s in sources)
+    if size > JACOBIAN_WARN_BYTES:
+        warnings.warn(
+            f"jacobian: the result will take {size / 2**30:.1f} GiB ({n_rows} target elements times the sources' "
+            "elements) and needs one backward pass per target element; reduce the target first, or use "
+            "batch_jacobian or a ForwardAccumulator for a Jacobian-vector product",
+            ResourceWarning,
+            stacklevel=3,
+        )
+
 
 class UnconnectedGradients(enum.Enum):
     """What `gradient` returns for a source the target does not depend on."""
@@ -199,6 +213,17 @@ class GradientTape:
         target = convert_to_tensor(target) if not isinstance(target, TensorLike) else target
         flat_sources = nest.flatten(sources)
         n = int(np.prod(target.shape))
+        _warn_if_huge(n, flat_sources)
+        if n == 0:  # an empty target: no rows, but a connected source still gets a (0, ...) result, as in TensorFlow
+            empty = self._gradient(
+                [target], flat_sources, [Tensor(np.zeros(target.shape, target.dtype.as_numpy_dtype))], unconnected
+            )
+            self._release()
+            result = [
+                None if g is None else Tensor(np.zeros(tuple(target.shape) + tuple(s.shape), s.dtype.as_numpy_dtype))
+                for g, s in zip(empty, flat_sources)
+            ]
+            return nest.pack_sequence_as(sources, result)
         rows = []
         for k in range(n):
             seed = np.zeros(n, target.dtype.as_numpy_dtype)
@@ -208,7 +233,7 @@ class GradientTape:
         result = []
         for j, s in enumerate(flat_sources):
             column = [row[j] for row in rows]
-            if n == 0 or all(g is None for g in column):
+            if all(g is None for g in column):
                 result.append(None)
                 continue
             zero = Tensor(np.zeros(s.shape, s.dtype.as_numpy_dtype))
@@ -225,14 +250,15 @@ class GradientTape:
         experimental_use_pfor: bool = True,
     ) -> Any:
         """Per-example Jacobians: result[i] = d target[i] / d source[i], for a batch along axis 0."""
-        if not target.shape or not source.shape or target.shape[0] != source.shape[0]:
+        if len(target.shape) < 2 or len(source.shape) < 2 or target.shape[0] != source.shape[0]:
             raise ValueError(
-                f"batch_jacobian needs target and source with the same first (batch) dimension, "
-                f"got shapes {tuple(target.shape)} and {tuple(source.shape)}"
+                f"batch_jacobian needs a target and a source of rank 2 or more with the same first (batch) dimension, "
+                f"got shapes {tuple(target.shape)} and {tuple(source.shape)}; reshape a vector to (batch, 1)"
             )
         full = self.jacobian(target, source, unconnected_gradients)
-        if full is None:
-            return None
+        if full is None:  # unconnected: zeros of the target's dtype, as TensorFlow's batch_jacobian gives
+            shape = tuple(target.shape) + tuple(source.shape[1:])
+            return Tensor(np.zeros(shape, target.dtype.as_numpy_dtype))
         rank_t = len(target.shape)
         return stack([strided_slice(full, (i,) + (slice(None),) * (rank_t - 1) + (i,)) for i in range(target.shape[0])])
 

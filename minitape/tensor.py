@@ -161,6 +161,13 @@ class TensorLike:
             raise TypeError("cannot iterate over a scalar tensor")
         return (self[i] for i in range(self.shape[0]))
 
+    def __format__(self, spec: str) -> str:
+        """`f"{loss:.4f}"` formats the value as numpy would (a scalar like a number); no spec gives str()."""
+        if not spec:
+            return str(self)
+        value = self._array()
+        return format(value[()] if value.ndim == 0 else value, spec)
+
     def __array__(self, dtype=None, copy=None):
         _ops.note_numpy_conversion(self)
         value = self._array()

@@ -82,6 +82,12 @@ class Variable(TensorLike):
 
     def _assign(self, new: Any, op_type: str, combine: Any = None) -> Variable:
         source = convert_to_tensor(new) if isinstance(new, TensorLike) else new
+        new_shape = np.shape(source._value if isinstance(source, Tensor) else source)
+        if new_shape != self._value.shape:  # before combining: numpy would broadcast a (1,) delta over (3,)
+            raise ValueError(
+                f"{op_type} on variable {self._name!r}: cannot update a variable of shape {self._value.shape} "
+                f"with a value of shape {new_shape}; shapes must be equal (reshape the value, or mt.broadcast_to it)"
+            )
         if combine is not None and isinstance(source, Tensor) and source._value.dtype is self._value.dtype:
             value = combine(self._value, source._value)  # an optimizer's update: a new array, no conversion
         else:

@@ -64,7 +64,7 @@ def test_tensors_of_different_dtypes_are_refused_with_both_names():
 
 def test_dtypes_come_from_numpy_dtypes_of_any_byte_order():
     assert mt.as_dtype(np.dtype(">f8")) is mt.float64
-    assert mt.as_dtype(np.dtype("uint8")) is mt.int32
+    assert mt.as_dtype(np.dtype("uint8")) is mt.uint8
     assert mt.as_dtype(np.dtype("bool")) is mt.bool
     assert mt.float32.is_floating and not mt.int32.is_floating and mt.int64.is_integer and mt.bool.is_bool
     with pytest.raises(TypeError, match="complex128 is not supported"):

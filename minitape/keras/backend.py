@@ -5,7 +5,9 @@ from __future__ import annotations
 import collections
 import contextlib
 import re
+import threading
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -13,7 +15,18 @@ from minitape.dtypes import as_dtype
 
 _floatx = "float32"
 _name_counts: collections.Counter = collections.Counter()
-_training: list[bool] = []  # the `training` flag of the outermost call, seen by the layers it calls
+
+
+class _CallState(threading.local):
+    """Per thread: a `training=True` call in one thread must not switch another thread's layers to training."""
+
+    def __init__(self) -> None:
+        self.stack: list[bool] = []  # the `training` flag of the enclosing calls, innermost last
+        self.depth = 0  # how many layer calls are running: 0 means the next call is an outermost one
+        self.loss_owners: list = []  # layers holding add_loss losses, cleared when an outermost call starts
+
+
+_training = _CallState()
 
 
 def floatx() -> str:
@@ -52,17 +65,49 @@ def unique_name(base: str) -> str:
 
 @contextlib.contextmanager
 def training_scope(training: bool) -> Iterator[None]:
-    _training.append(training)
+    stack = _training.stack
+    stack.append(training)
     try:
         yield
     finally:
-        _training.pop()
+        stack.pop()
+
+
+@contextlib.contextmanager
+def call_context() -> Iterator[bool]:
+    """Around a layer call: yields True for an outermost call (the one whose start clears `add_loss` losses)."""
+    _training.depth += 1
+    try:
+        yield _training.depth == 1
+    finally:
+        _training.depth -= 1
+
+
+def note_loss_owner(layer: object) -> None:
+    _training.loss_owners.append(layer)
+
+
+def clear_call_losses(layer: Any) -> None:
+    """Forget the losses that `layer` and its sublayers added in their previous call, as Keras does."""
+    owners = _training.loss_owners
+    if not owners:  # the usual case: nothing to walk
+        return
+    tree = layer._self_and_sublayers()
+    keep = []
+    for owner in owners:
+        if any(owner is member for member in tree):
+            owner.clear_losses()
+        else:
+            keep.append(owner)
+    _training.loss_owners = keep
 
 
 def current_training() -> bool | None:
-    return _training[-1] if _training else None
+    """The `training` flag of the innermost enclosing layer call in this thread, or None outside any call."""
+    stack = _training.stack
+    return stack[-1] if stack else None
 
 
 def to_numpy(value: object) -> np.ndarray:
-    """A plain numpy array from a tensor, variable, list or array (no tape sees this)."""
-    return value._array() if hasattr(value, "_array") else np.asarray(value)
+    """A plain numpy array from a tensor, variable, list or array (read through numpy's array protocol)."""
+    return np.asarray(value)

@@ -52,7 +52,7 @@ class Progbar:
     the final line only, so captured output stays short.
     """
 
-    def __init__(self, target: int, width: int = 30, verbose: int = 1, unit: str = "step") -> None:
+    def __init__(self, target: int | None, width: int = 30, verbose: int = 1, unit: str = "step") -> None:
         self.target, self.width, self.verbose, self.unit = target, width, verbose, unit
         self.start = time.perf_counter()
         self._last_draw = 0.0
@@ -72,12 +72,16 @@ class Progbar:
             timing = f"{elapsed:.0f}s {_format_step(per_step)}/{self.unit}"
             bar = self._bar(current) if self.verbose == 1 else f"{current}/{self.target}"
             sys.stdout.write(("\r" if self._interactive and self.verbose == 1 else "") + f"{bar} - {timing}{metrics}\n")
+        elif self.target is None:
+            sys.stdout.write(f"\r{self._bar(current)}{metrics}")
         else:
             eta = elapsed / max(current, 1) * (self.target - current)
             sys.stdout.write(f"\r{self._bar(current)} - ETA: {eta:.0f}s{metrics}")
         sys.stdout.flush()
 
     def _bar(self, current: int) -> str:
+        if self.target is None:  # a dataset of unknown length, in its first epoch
+            return f"{current}/Unknown"
         digits = len(str(self.target))
         done = int(self.width * current / max(self.target, 1))
         arrow = "=" * done if current >= self.target else "=" * max(done - 1, 0) + ">"

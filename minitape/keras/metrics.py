@@ -39,7 +39,7 @@ class Metric:
         return self.result()
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} name={self.name} result={float(self.result()._value):.4f}>"
+        return f"<{type(self).__name__} name={self.name} result={float(np.asarray(self.result())):.4f}>"
 
 
 class Mean(Metric):
@@ -92,7 +92,7 @@ def _snake(name: str) -> str:
     return snake_case(name)
 
 
-def for_loss(identifier: Any, loss: Any) -> Metric:
+def get(identifier: Any, loss: Any = None) -> Metric:
     """The metric a name stands for; 'accuracy' picks the kind that fits the loss, as Keras does."""
     if isinstance(identifier, Metric):
         return identifier

@@ -13,31 +13,63 @@ from typing import Any
 
 import numpy as np
 
-from minitape import random
-from minitape.keras import backend
+from minitape import nest, random
+from minitape.keras import backend, symbolic
 from minitape.keras import losses as losses_module
 from minitape.keras import metrics as metrics_module
 from minitape.keras import optimizers as optimizers_module
 from minitape.keras.callbacks import Callback, History, Progbar
 from minitape.keras.layers.base import Layer
+from minitape.ops.api import add_n
+from minitape.ops.math_ops import cast
 from minitape.tape import GradientTape
 from minitape.tensor import TensorLike
 
 
 class Model(Layer):
-    """A layer that can be trained: `compile`, then `fit`, `evaluate`, `predict`."""
+    """A layer that can be trained: `compile`, then `fit`, `evaluate`, `predict`.
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        if args:
-            raise TypeError(
-                "minitape's Model does not support the functional API Model(inputs, outputs): subclass Model "
-                "(layers in __init__, forward pass in call) or use Sequential"
-            )
+    Subclass it (layers in `__init__`, the forward pass in `call`), or give it the KerasTensors of the
+    functional API: `Model(inputs, outputs)`, each a KerasTensor or a list or dict of them.
+    """
+
+    def __init__(self, inputs: Any = None, outputs: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.optimizer: Any = None
         self.loss: Any = None
         self.compiled_metrics: list = []
         self.stop_training = False
+        self._graph: symbolic.Graph | None = None
+        if inputs is not None or outputs is not None:
+            if inputs is None or outputs is None:
+                raise ValueError("Model(inputs, outputs): give both the keras.Input tensors and the output tensors")
+            self._graph = symbolic.Graph(inputs, outputs)
+            self._functional_layers = self._graph.layers()  # an attribute, so their weights are tracked
+            self.built = True
+
+    # ---- the functional API ------------------------------------------------------------------------
+    @property
+    def inputs(self) -> list:
+        return list(self._graph.flat_inputs) if self._graph is not None else []
+
+    @property
+    def outputs(self) -> list:
+        return list(self._graph.flat_outputs) if self._graph is not None else []
+
+    @property
+    def output_names(self) -> list[str]:
+        return [kt.node.layer.name for kt in self.outputs]
+
+    @property
+    def layers(self) -> list[Layer]:
+        if self._graph is not None:
+            return list(self._functional_layers)
+        return super().layers
+
+    def _convert(self, inputs: Any) -> Any:
+        if self._graph is None:
+            return super()._convert(inputs)
+        return inputs  # each layer converts what it receives; integer inputs (for Embedding) stay integers
 
     def _build_from_call(self, input_shape: Any) -> None:
         if type(self).build is not Model.build and type(self).build is not Sequential.build:
@@ -52,6 +84,8 @@ class Model(Layer):
         self(np.zeros(shape, dtype=self.dtype))
 
     def call(self, inputs: Any, training: bool = False) -> Any:
+        if self._graph is not None:
+            return self._graph.run(inputs, training)
         raise NotImplementedError(f"{type(self).__name__} must define call(self, inputs) with the forward pass")
 
     # ---- configuration -----------------------------------------------------------------------------
@@ -59,21 +93,51 @@ class Model(Layer):
         self,
         optimizer: Any = "rmsprop",
         loss: Any = None,
-        metrics: list | None = None,
         loss_weights: Any = None,
+        metrics: Any = None,
         run_eagerly: Any = None,
         **kwargs: Any,
     ) -> None:
-        """Choose the optimizer, the loss and the metrics (e.g. ['accuracy']) that `fit` and `evaluate` use."""
+        """Choose the optimizer, the loss and the metrics (e.g. ['accuracy']) that `fit` and `evaluate` use.
+
+        For a model with several outputs, `loss` (and `metrics`) may be a list in output order or a dict by
+        output name; a single loss applies to every output, and their (weighted) sum is trained.
+        """
+        unknown = set(kwargs) - {"weighted_metrics", "steps_per_execution", "jit_compile", "auto_scale_loss"}
+        if unknown:
+            raise TypeError(f"compile: unexpected keyword argument(s) {sorted(unknown)}")
         self.optimizer = optimizers_module.get(optimizer)
-        self.loss = losses_module.get(loss) if loss is not None else None
-        self.compiled_metrics = [metrics_module.for_loss(m, self.loss) for m in (metrics or [])]
+        self.loss = _by_output(loss, self, "loss", lambda item: losses_module.get(item) if item is not None else None)
+        self.loss_weights = loss_weights
+        if isinstance(self.loss, (list, dict)) or len(self.outputs) > 1:
+            self.compiled_metrics = self._multi_output_metrics(metrics)
+        else:
+            self.compiled_metrics = [(None, metrics_module.get(m, self.loss)) for m in (metrics or [])]
         self._loss_tracker = metrics_module.Mean(name="loss")
+
+    def _multi_output_metrics(self, metrics: Any) -> list:
+        names = self.output_names
+        if metrics is None:
+            return []
+        if isinstance(metrics, dict):
+            per_output = [metrics.get(n, []) for n in names]
+        elif metrics and all(isinstance(m, (list, tuple)) or m is None for m in metrics):
+            per_output = list(metrics)
+        else:
+            per_output = [metrics] * len(names)
+        losses = self.loss if isinstance(self.loss, list) else [self.loss] * len(names)
+        out = []
+        for index, (name, group, loss) in enumerate(zip(names, per_output, losses)):
+            for m in [group] if not isinstance(group, (list, tuple)) else group or []:
+                metric = metrics_module.get(m, loss)
+                metric.name = f"{name}_{metric.name}"
+                out.append((index, metric))
+        return out
 
     @property
     def metrics(self) -> list:
         tracker = getattr(self, "_loss_tracker", None)
-        return ([tracker] if tracker is not None else []) + list(self.compiled_metrics)
+        return ([tracker] if tracker is not None else []) + [m for _, m in self.compiled_metrics]
 
     @property
     def metrics_names(self) -> list[str]:
@@ -88,31 +152,56 @@ class Model(Layer):
             )
 
     # ---- one step ----------------------------------------------------------------------------------
-    def compute_loss(self, x: Any = None, y: Any = None, y_pred: Any = None, sample_weight: Any = None) -> Any:
-        return self.loss(y, y_pred) if sample_weight is None else self.loss(y, y_pred, sample_weight)
+    def compute_loss(
+        self, x: Any = None, y: Any = None, y_pred: Any = None, sample_weight: Any = None, training: bool = True
+    ) -> Any:
+        """The compiled loss (summed over outputs) plus `model.losses` (regularizers, add_loss), as Keras adds them."""
+        total = None
+        loss = self.loss
+        if isinstance(loss, (list, dict)) or isinstance(y_pred, (list, tuple, dict)):
+            pairs = _pair_outputs(self, loss, y, y_pred)
+            weights = _pair_weights(self, self.loss_weights, len(pairs))
+            for (fn, target, prediction), weight in zip(pairs, weights):
+                if fn is None:
+                    continue
+                term = fn(target, prediction) if sample_weight is None else fn(target, prediction, sample_weight)
+                term = term if weight == 1 else term * weight
+                total = term if total is None else total + term
+        else:
+            total = loss(y, y_pred) if sample_weight is None else loss(y, y_pred, sample_weight)
+        extra = self.losses
+        if extra:
+            total = total + add_n([cast(e, total.dtype) if e.dtype != total.dtype else e for e in extra])
+        return total
 
     def compute_metrics(self, x: Any, y: Any, y_pred: Any, sample_weight: Any = None) -> dict[str, float]:
-        for metric in self.compiled_metrics:
-            metric.update_state(y, y_pred)
-        return {m.name: float(m.result()._value) for m in self.metrics}
+        if self.compiled_metrics:
+            targets, predictions = nest.flatten(_ordered(self, y)), nest.flatten(_ordered(self, y_pred))
+            for index, metric in self.compiled_metrics:
+                if index is None:
+                    metric.update_state(y, y_pred)
+                else:
+                    metric.update_state(targets[index], predictions[index])
+        return {m.name: float(np.asarray(m.result())) for m in self.metrics}
 
     def train_step(self, data: Any) -> dict[str, float]:
         """One optimisation step on a batch `(x, y)`: the loop a custom training lesson writes by hand."""
-        x, y = data
+        x, y, sample_weight = _unpack(data)
         with GradientTape() as tape:
             y_pred = self(x, training=True)
-            loss = self.compute_loss(x, y, y_pred)
+            loss = self.compute_loss(x, y, y_pred, sample_weight)
         variables = self.trainable_variables
         gradients = tape.gradient(loss, variables)
         self.optimizer.apply_gradients(zip(gradients, variables))
-        self._loss_tracker.update_state(loss._value, sample_weight=len(y_pred))
-        return self.compute_metrics(x, y, y_pred)
+        self._loss_tracker.update_state(np.asarray(loss), sample_weight=_batch_size(y_pred))
+        return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def test_step(self, data: Any) -> dict[str, float]:
-        x, y = data
+        x, y, sample_weight = _unpack(data)
         y_pred = self(x, training=False)
-        self._loss_tracker.update_state(self.compute_loss(x, y, y_pred)._value, sample_weight=len(y_pred))
-        return self.compute_metrics(x, y, y_pred)
+        loss = self.compute_loss(x, y, y_pred, sample_weight, training=False)
+        self._loss_tracker.update_state(np.asarray(loss), sample_weight=_batch_size(y_pred))
+        return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def reset_metrics(self) -> None:
         for metric in self.metrics:
@@ -160,17 +249,24 @@ class Model(Layer):
             self.reset_metrics()
             bar = Progbar(steps, verbose=verbose)
             logs: dict[str, float] = {}
+            seen = 0
             for step, batch in enumerate(batches_of(shuffle)):
-                if step >= steps:
+                if steps is not None and step >= steps:
                     break
+                seen = step + 1
                 for hook in hooks:
                     hook.on_train_batch_begin(step)
                 logs = self.train_step(batch)
                 for hook in hooks:
                     hook.on_train_batch_end(step, logs)
                 bar.update(step + 1, logs)
+            if steps is None:  # a dataset of unknown length: now it is known
+                steps = bar.target = seen
             if validation_data is not None:
-                val = self.evaluate(*validation_data[:2], batch_size=batch_size, verbose=0, return_dict=True)
+                if _is_dataset(validation_data):
+                    val = self.evaluate(validation_data, verbose=0, return_dict=True)
+                else:
+                    val = self.evaluate(*validation_data[:2], batch_size=batch_size, verbose=0, return_dict=True)
                 logs = {**logs, **{f"val_{k}": v for k, v in val.items()}}
             bar.update(steps, logs, finalize=True)
             for hook in hooks:
@@ -197,26 +293,34 @@ class Model(Layer):
         self.reset_metrics()
         bar = Progbar(batches_of.steps, verbose=verbose)
         logs: dict[str, float] = {}
+        step = -1
         for step, batch in enumerate(batches_of(False)):
             logs = self.test_step(batch)
             bar.update(step + 1, logs)
-        bar.update(batches_of.steps, logs, finalize=True)
+        bar.target = step + 1
+        bar.update(step + 1, logs, finalize=True)
         if return_dict:
             return logs
         values = [logs[m.name] for m in self.metrics]
         return values[0] if len(values) == 1 else values
 
-    def predict(self, x: Any, batch_size: int | None = None, verbose: Any = "auto", **kwargs: Any) -> np.ndarray:
-        """The model's outputs for every example of x, as one numpy array (computed in batches, training=False)."""
+    def predict(self, x: Any, batch_size: int | None = None, verbose: Any = "auto", **kwargs: Any) -> Any:
+        """The model's outputs for every example of x, as numpy arrays (computed in batches, training=False)."""
         verbose = 1 if verbose == "auto" else int(verbose)
         batches_of = _batcher(x, None, batch_size, "predict")
         bar = Progbar(batches_of.steps, verbose=verbose)
         outputs = []
+        step = -1
         for step, (batch, _) in enumerate(batches_of(False)):
-            outputs.append(backend.to_numpy(self(batch, training=False)))
+            outputs.append(nest.map_structure(backend.to_numpy, self(batch, training=False)))
             bar.update(step + 1)
-        bar.update(batches_of.steps, finalize=True)
-        return np.concatenate(outputs) if outputs else np.zeros((0,))
+        bar.target = step + 1
+        bar.update(step + 1, finalize=True)
+        if not outputs:
+            return np.zeros((0,))
+        flat = [nest.flatten(o) for o in outputs]
+        joined = [np.concatenate([f[i] for f in flat]) for i in range(len(flat[0]))]
+        return nest.pack_sequence_as(outputs[0], joined)
 
     def predict_on_batch(self, x: Any) -> np.ndarray:
         return backend.to_numpy(self(x, training=False))
@@ -246,9 +350,9 @@ class Sequential(Model):
             self.add(layer)
 
     def add(self, layer: Any) -> None:
-        if isinstance(layer, KerasInput):
-            if self._stack:
-                raise ValueError("Sequential: an Input can only come first")
+        if isinstance(layer, symbolic.KerasTensor):
+            if self._stack or layer.node is not None:
+                raise ValueError("Sequential: a keras.Input can only come first")
             self._pending_input = layer
             return
         if not isinstance(layer, Layer):
@@ -278,46 +382,156 @@ class Sequential(Model):
         return outputs
 
 
-class KerasInput:
-    """What `keras.Input(shape=...)` returns: here only a way to give Sequential its input shape."""
+class InputLayer(Layer):
+    """The first entry of a functional model's `layers`: where an Input enters. No weights; passes data on."""
 
-    def __init__(self, shape: tuple, batch_size: int | None = None, name: str | None = None) -> None:
-        self.shape = (batch_size, *tuple(shape))
-        self.name = name
-
-    def __repr__(self) -> str:
-        return f"<KerasInput shape={self.shape}>"
-
-
-def Input(shape: Any, batch_size: int | None = None, name: str | None = None, dtype: Any = None) -> KerasInput:
-    """An input shape (without the batch axis) for Sequential([keras.Input(shape=(8, 8, 1)), ...])."""
-    return KerasInput(tuple(shape), batch_size, name)
+    def __init__(self, shape: tuple, batch_size: int | None = None, dtype: Any = None, name: str | None = None):
+        super().__init__(name=name or backend.unique_name("input_layer"), dtype=dtype)
+        self.output = symbolic.KerasTensor((batch_size, *shape), self.dtype, name=self.name)
+        self.output.input_layer = self
+        self._output_shape = self.output.shape
+        self.built = True
 
 
-# ---- data: arrays into batches -------------------------------------------------------------------
-def _length(value: Any, what: str) -> int:
-    shape = np.shape(value._array() if isinstance(value, TensorLike) else value)
-    if not shape:
-        raise ValueError(f"{what} must have a batch axis (one entry per example), but it is a scalar")
-    return shape[0]
+def Input(  # noqa: N802 - Keras' name
+    shape: Any = None,
+    batch_size: int | None = None,
+    dtype: Any = None,
+    sparse: Any = None,
+    batch_shape: Any = None,
+    name: str | None = None,
+    tensor: Any = None,
+) -> symbolic.KerasTensor:
+    """A symbolic input of `shape` (without the batch axis; None for any size): start of a functional model."""
+    if sparse or tensor is not None:
+        raise NotImplementedError("keras.Input: sparse inputs and tensor= are not supported by minitape")
+    if batch_shape is not None:
+        batch_size, shape = batch_shape[0], tuple(batch_shape[1:])
+    if shape is None:
+        raise ValueError("keras.Input needs a shape, e.g. keras.Input(shape=(784,)) (the batch axis is left out)")
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    return InputLayer(shape, batch_size, dtype, name).output
+
+
+# ---- several outputs -----------------------------------------------------------------------------
+def _by_output(value: Any, model: Model, what: str, convert: Callable) -> Any:
+    """A loss given once, per output in a list, or per output name in a dict, converted item by item."""
+    if isinstance(value, dict):
+        names = model.output_names
+        unknown = sorted(set(value) - set(names))
+        if unknown:
+            raise ValueError(f"compile: {what} has keys {unknown} that are not output names; the outputs are {names}")
+        return {k: convert(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        if model.outputs and len(value) != len(model.outputs):
+            raise ValueError(
+                f"compile: {what} is a list of {len(value)} but the model has {len(model.outputs)} outputs "
+                f"{model.output_names}"
+            )
+        return [convert(v) for v in value]
+    return convert(value)
+
+
+def _ordered(model: Model, values: Any) -> Any:
+    """Targets or predictions in output order (a dict keyed by output name becomes a list)."""
+    if isinstance(values, dict) and model.outputs and not isinstance(model._graph.outputs, dict):
+        return [values[name] for name in model.output_names]
+    return values
+
+
+def _pair_outputs(model: Model, loss: Any, y: Any, y_pred: Any) -> list[tuple[Any, Any, Any]]:
+    """(loss, target, prediction) for each output."""
+    predictions = nest.flatten(_ordered(model, y_pred))
+    targets = nest.flatten(_ordered(model, y))
+    if len(targets) != len(predictions):
+        raise ValueError(f"The model has {len(predictions)} outputs but y holds {len(targets)} targets")
+    if isinstance(loss, dict):
+        fns = [loss.get(name) for name in model.output_names]
+    elif isinstance(loss, list):
+        fns = loss
+    else:
+        fns = [loss] * len(predictions)
+    return list(zip(fns, targets, predictions))
+
+
+def _pair_weights(model: Model, weights: Any, n: int) -> list[float]:
+    if weights is None:
+        return [1.0] * n
+    if isinstance(weights, dict):
+        return [float(weights.get(name, 1.0)) for name in model.output_names]
+    return [float(w) for w in weights]
+
+
+def _unpack(data: Any) -> tuple[Any, Any, Any]:
+    """A batch as Keras takes it: (x, y) or (x, y, sample_weight)."""
+    if isinstance(data, (list, tuple)) and len(data) in (2, 3):
+        return (data[0], data[1], data[2] if len(data) == 3 else None)
+    raise ValueError(
+        f"A training batch must be a tuple (x, y) or (x, y, sample_weight), got {type(data).__name__} "
+        f"of length {len(data) if hasattr(data, '__len__') else '?'}"
+    )
+
+
+def _batch_size(y_pred: Any) -> int:
+    return int(nest.flatten(y_pred)[0].shape[0])
+
+
+# ---- data: arrays (or datasets) into batches ------------------------------------------------------
+def _is_dataset(x: Any) -> bool:
+    """An iterable of batches (a tf.data-like Dataset or a generator), not an array, a tensor or a structure."""
+    return hasattr(x, "__iter__") and not isinstance(x, (np.ndarray, TensorLike, list, tuple, dict, str))
 
 
 class _Batches:
-    """Callable giving the batches of one epoch: `(x_batch, y_batch)`, shuffled if asked."""
+    """Callable giving the batches of one epoch: `(x_batch, y_batch)`, shuffled if asked. x, y may be nested."""
 
     def __init__(self, x: Any, y: Any, batch_size: int) -> None:
         self.x, self.y, self.batch_size = x, y, batch_size
-        self.n = len(x)
+        self.n = _length(nest.flatten(x)[0], "x")
         self.steps = -(-self.n // batch_size)
 
     def __call__(self, shuffle: bool):
         order = random.generator().permutation(self.n) if shuffle else None
         for start in range(0, self.n, self.batch_size):
             if order is None:
-                pick = slice(start, start + self.batch_size)
+                pick: Any = slice(start, start + self.batch_size)
             else:
                 pick = order[start : start + self.batch_size]
-            yield self.x[pick], (None if self.y is None else self.y[pick])
+            yield _take(self.x, pick), (None if self.y is None else _take(self.y, pick))
+
+
+def _take(structure: Any, pick: Any) -> Any:
+    """The examples `pick` of every array in `structure`."""
+    if isinstance(structure, np.ndarray):
+        return structure[pick]
+    return nest.map_structure(lambda a: a[pick], structure)
+
+
+class _DatasetBatches:
+    """The batches of an iterable dataset, as they come: the dataset batches and shuffles itself."""
+
+    def __init__(self, dataset: Any, what: str) -> None:
+        self.dataset, self.what = dataset, what
+        self.steps = len(dataset) if hasattr(dataset, "__len__") else None
+
+    def __call__(self, shuffle: bool):
+        for item in self.dataset:
+            if self.what == "predict":
+                yield (item[0] if isinstance(item, tuple) else item), None
+            elif isinstance(item, (tuple, list)) and len(item) in (2, 3):
+                yield tuple(item)
+            else:
+                raise ValueError(
+                    f"{self.what}(): each element of the dataset must be a tuple (x, y) or (x, y, sample_weight), "
+                    f"got {type(item).__name__}"
+                )
+
+
+def _length(value: Any, what: str) -> int:
+    shape = np.shape(value)
+    if not shape:
+        raise ValueError(f"{what} must have a batch axis (one entry per example), but it is a scalar")
+    return shape[0]
 
 
 def _array(value: Any, name: str, what: str) -> np.ndarray:
@@ -325,34 +539,57 @@ def _array(value: Any, name: str, what: str) -> np.ndarray:
     if array.dtype.kind not in "biuf":
         raise TypeError(
             f"{what}(): {name} must be a numpy array or a tensor of numbers (one entry per example), "
-            f"not {type(value).__name__}; datasets and generators are not supported: pass arrays"
+            f"not {type(value).__name__}; or pass a dataset yielding (x, y) batches as x"
         )
     return array
 
 
-def _batcher(x: Any, y: Any, batch_size: int | None, what: str) -> _Batches:
+def _arrays(value: Any, name: str, what: str) -> Any:
+    """A structure (list, tuple, dict) of arrays stays a structure; anything else becomes one array."""
+    if isinstance(value, (list, tuple, dict)) and nest.flatten(value) and not np.isscalar(nest.flatten(value)[0]):
+        leaves = nest.flatten(value)
+        if all(isinstance(v, (np.ndarray, TensorLike)) for v in leaves):
+            return nest.map_structure(lambda v: _array(v, name, what), value)
+    return _array(value, name, what)
+
+
+def _batcher(x: Any, y: Any, batch_size: int | None, what: str) -> Any:
     if x is None:
         raise ValueError(f"{what}() needs the input data x")
     if batch_size is not None and (int(batch_size) != batch_size or batch_size < 1):
         raise ValueError(f"{what}(): batch_size must be a positive integer, got {batch_size!r}")
-    x = _array(x, "x", what)
+    if _is_dataset(x):
+        if y is not None:
+            raise ValueError(f"{what}(): y must not be given when x is a dataset (it yields (x, y) batches)")
+        if batch_size is not None:
+            raise ValueError(f"{what}(): batch_size must not be given when x is a dataset (it is already batched)")
+        return _DatasetBatches(x, what)
+    x = _arrays(x, "x", what)
+    first_x = nest.flatten(x)[0]
+    nx = _length(first_x, "x")
     if y is not None:
-        y = _array(y, "y", what)
-        nx, ny = _length(x, "x"), _length(y, "y")
-        if nx != ny:
-            raise ValueError(
-                f"{what}(): x and y have different lengths: x has {nx} examples (shape {x.shape}) and y has {ny} "
-                f"(shape {y.shape}). Make sure they hold the same number of samples."
-            )
+        y = _arrays(y, "y", what)
+        for target in nest.flatten(y):
+            ny = _length(target, "y")
+            if nx != ny:
+                raise ValueError(
+                    f"{what}(): x and y have different lengths: x has {nx} examples (shape {first_x.shape}) and y "
+                    f"has {ny} (shape {target.shape}). Make sure they hold the same number of samples."
+                )
     elif what != "predict":
         raise ValueError(f"{what}() needs the targets y as well as x")
-    _length(x, "x")
     return _Batches(x, y, int(batch_size or 32))
 
 
 def _split(x: Any, y: Any, fraction: float) -> tuple:
     if not 0 < fraction < 1:
         raise ValueError(f"validation_split must be between 0 and 1, got {fraction!r}")
-    x, y = backend.to_numpy(x), backend.to_numpy(y)
-    cut = int(len(x) * (1 - fraction))
-    return x[:cut], y[:cut], (x[cut:], y[cut:])
+    if _is_dataset(x):
+        raise ValueError("validation_split is not supported when x is a dataset: pass validation_data instead")
+    x, y = _arrays(x, "x", "fit"), _arrays(y, "y", "fit")
+    cut = int(_length(nest.flatten(x)[0], "x") * (1 - fraction))
+    return (
+        nest.map_structure(lambda a: a[:cut], x),
+        nest.map_structure(lambda a: a[:cut], y),
+        (nest.map_structure(lambda a: a[cut:], x), nest.map_structure(lambda a: a[cut:], y)),
+    )

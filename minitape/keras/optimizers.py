@@ -1,4 +1,6 @@
-"""Optimizers: SGD (with momentum), Adam, RMSprop. `apply_gradients(zip(grads, vars))` updates the variables.
+"""Optimizers: SGD, Adam, RMSprop, Nadam, Adagrad, Adamax, Adadelta, with Keras 3's update rules and defaults.
+
+`apply_gradients(zip(grads, vars))` updates the variables.
 
 Updates are plain numpy arithmetic on the variables' values: they are not part of
 any gradient, so recording them on a tape would only cost time.
@@ -11,8 +13,21 @@ from typing import Any
 
 import numpy as np
 
-from minitape.keras import backend
+from minitape.keras import backend, constraints, schedules
 from minitape.variables import Variable
+
+__all__ = [
+    "SGD",
+    "Adadelta",
+    "Adagrad",
+    "Adam",
+    "Adamax",
+    "Nadam",
+    "Optimizer",
+    "RMSprop",
+    "get",
+    "schedules",
+]
 
 _NO_GRADIENTS_HELP = (
     "Usual causes: the forward pass ran outside the `with tf.GradientTape() as tape:` block; a value was "
@@ -23,26 +38,59 @@ _NO_GRADIENTS_HELP = (
 
 
 class Optimizer:
-    """Base class: subclasses define `_update(value, grad, slots, step)` and the slot names they need."""
+    """Base class: subclasses define `_update(value, grad, slots, step, lr)` and the slot names they need.
+
+    `iterations` is an int64 Variable counting the updates made; `learning_rate` may be a number, a
+    `schedules.LearningRateSchedule` (called with `iterations` before each update) or a callable of no
+    arguments. At most one of `clipnorm`, `clipvalue`, `global_clipnorm` clips the gradients first.
+    """
 
     _slot_names: tuple[str, ...] = ()
 
-    def __init__(self, learning_rate: float = 0.001, name: str = "Optimizer", **kwargs: Any) -> None:
-        unknown = set(kwargs) - {"clipnorm", "clipvalue", "global_clipnorm"}
+    def __init__(
+        self,
+        learning_rate: Any = 0.001,
+        name: str | None = None,
+        clipnorm: float | None = None,
+        clipvalue: float | None = None,
+        global_clipnorm: float | None = None,
+        **kwargs: Any,
+    ) -> None:
+        unknown = set(kwargs) - {"weight_decay", "use_ema", "ema_momentum", "ema_overwrite_frequency"}
+        unknown |= {k for k in ("weight_decay", "use_ema") if kwargs.get(k)}  # accepted only when off
         if unknown:
-            raise TypeError(f"{type(self).__name__}: unexpected keyword argument(s) {sorted(unknown)}")
+            raise TypeError(
+                f"{type(self).__name__}: unexpected or unsupported keyword argument(s) {sorted(unknown)} "
+                "(minitape has no weight_decay or EMA; add a kernel_regularizer for weight decay)"
+            )
+        if sum(c is not None for c in (clipnorm, clipvalue, global_clipnorm)) > 1:
+            raise ValueError(
+                f"{type(self).__name__}: only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set; "
+                f"received clipnorm={clipnorm}, clipvalue={clipvalue}, global_clipnorm={global_clipnorm}"
+            )
+        for what, value in (("clipnorm", clipnorm), ("clipvalue", clipvalue), ("global_clipnorm", global_clipnorm)):
+            if value is not None and not value > 0:
+                raise ValueError(f"{type(self).__name__}: {what} must be a positive number, got {value!r}")
         self.learning_rate = learning_rate
-        self.name = name
-        self.clipnorm = kwargs.get("clipnorm")
-        self.clipvalue = kwargs.get("clipvalue")
-        self.iterations = 0
+        self.name = name or backend.snake_case(type(self).__name__)
+        self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
+        self.iterations = Variable(np.int64(0), trainable=False, name="iteration", dtype="int64")
         self._slots: dict = {}  # variable ref -> {slot name: numpy array}
 
     @property
-    def lr(self) -> float:
+    def lr(self) -> Any:
         return self.learning_rate
 
-    def apply_gradients(self, grads_and_vars: Any, name: str | None = None, **kwargs: Any) -> int:
+    def current_learning_rate(self) -> float:
+        """The learning rate the next update uses: a schedule is evaluated at the current `iterations`."""
+        lr = self.learning_rate
+        if isinstance(lr, schedules.LearningRateSchedule):
+            return float(np.asarray(lr(self.iterations.numpy())))
+        if callable(lr):
+            return float(np.asarray(lr()))
+        return float(np.asarray(lr))
+
+    def apply_gradients(self, grads_and_vars: Any, name: str | None = None, **kwargs: Any) -> Variable:
         """Update each variable by its gradient. Pairs whose gradient is None are skipped, with a warning."""
         pairs = list(grads_and_vars)
         for _, v in pairs:
@@ -63,35 +111,50 @@ class Optimizer:
                 "(`tape.explain(loss, variables)` tells why a gradient is None).",
                 stacklevel=2,
             )
-        self.iterations += 1
-        lr = float(self.learning_rate(self.iterations) if callable(self.learning_rate) else self.learning_rate)
+        lr = self.current_learning_rate()
+        step = int(self.iterations.numpy()) + 1  # Keras' local_step: 1 on the first update
+        values, grads = [], []
         for g, v in pairs:
             if g is None:
                 continue
             grad = backend.to_numpy(g)
-            if grad.shape != v._value.shape:
+            value = np.asarray(v)  # the current value, read without a tape record
+            if grad.shape != value.shape:
                 raise ValueError(
                     f"{type(self).__name__}: the gradient for {v.name} has shape {grad.shape}, but the variable "
-                    f"has shape {v._value.shape}"
+                    f"has shape {value.shape}"
                 )
-            grad = self._clip(grad.astype(v._value.dtype, copy=False))
+            values.append((v, value))
+            grads.append(grad.astype(value.dtype, copy=False))
+        self._before_step(step)
+        for (v, value), grad in zip(values, self._clip(grads)):
             slots = self._slots.get(v.ref())
             if slots is None:
-                slots = self._slots[v.ref()] = {n: np.zeros_like(v._value) for n in self._slot_names}
-            new = self._update(v._value, grad, slots, self.iterations, lr)
-            v.assign(new.astype(v._value.dtype, copy=False))
+                slots = self._slots[v.ref()] = self._new_slots(value)
+            new = self._update(value, grad, slots, step, lr)
+            v.assign(new.astype(value.dtype, copy=False))
+            constraints.apply(v)
+        self.iterations.assign_add(1)
         return self.iterations
 
-    def _clip(self, grad: np.ndarray) -> np.ndarray:
-        if self.clipvalue is not None:
-            grad = np.clip(grad, -self.clipvalue, self.clipvalue)
-        if self.clipnorm is not None:
-            norm = float(np.sqrt(np.sum(grad * grad)))
-            if norm > self.clipnorm:
-                grad = grad * (self.clipnorm / norm)
-        return grad
+    def _new_slots(self, value: np.ndarray) -> dict[str, np.ndarray]:
+        return {n: np.zeros_like(value) for n in self._slot_names}
 
-    def minimize(self, loss: Any, var_list: Any, tape: Any = None) -> int:
+    def _before_step(self, step: int) -> None:
+        """State shared by all variables, updated once per step (Nadam's momentum schedule)."""
+
+    def _clip(self, grads: list[np.ndarray]) -> list[np.ndarray]:
+        """Keras' clipping: each gradient by its own norm, all by their global norm, or each value."""
+        if self.clipnorm is not None:
+            return [g * (self.clipnorm / max(float(np.sqrt(np.sum(g * g))), self.clipnorm)) for g in grads]
+        if self.global_clipnorm is not None:
+            norm = float(np.sqrt(sum(float(np.sum(g * g)) for g in grads)))
+            return [g * (self.global_clipnorm / max(norm, self.global_clipnorm)) for g in grads]
+        if self.clipvalue is not None:
+            return [np.clip(g, -self.clipvalue, self.clipvalue) for g in grads]
+        return grads
+
+    def minimize(self, loss: Any, var_list: Any, tape: Any = None) -> Variable:
         """Take the gradient of `loss` (a callable, or a tensor recorded on `tape`) and apply it."""
         from minitape.tape import GradientTape
 
@@ -108,8 +171,10 @@ class Optimizer:
     def _update(self, value: np.ndarray, grad: np.ndarray, slots: dict, step: int, lr: float) -> np.ndarray:
         raise NotImplementedError
 
-    def variables(self) -> list[np.ndarray]:
-        return [a for slots in self._slots.values() for a in slots.values()]
+    @property
+    def variables(self) -> list[Any]:
+        """The optimizer's state: `iterations`, then each variable's slots (numpy arrays)."""
+        return [self.iterations] + [a for slots in self._slots.values() for a in slots.values()]
 
     def get_config(self) -> dict:
         return {k: v for k, v in vars(self).items() if not k.startswith("_") and k != "iterations"}
@@ -123,7 +188,7 @@ class SGD(Optimizer):
     """w -= lr * g; with momentum: v = momentum * v - lr * g, w += v (Nesterov: w += momentum * v - lr * g)."""
 
     def __init__(
-        self, learning_rate: float = 0.01, momentum: float = 0.0, nesterov: bool = False, name: str = "SGD", **kw: Any
+        self, learning_rate: Any = 0.01, momentum: float = 0.0, nesterov: bool = False, name: str = "SGD", **kw: Any
     ) -> None:
         super().__init__(learning_rate, name, **kw)
         if not 0 <= momentum <= 1:
@@ -145,12 +210,12 @@ class Adam(Optimizer):
 
     def __init__(
         self,
-        learning_rate: float = 0.001,
+        learning_rate: Any = 0.001,
         beta_1: float = 0.9,
         beta_2: float = 0.999,
         epsilon: float = 1e-7,
         amsgrad: bool = False,
-        name: str = "Adam",
+        name: str = "adam",
         **kw: Any,
     ) -> None:
         super().__init__(learning_rate, name, **kw)
@@ -172,35 +237,147 @@ class Adam(Optimizer):
 
 
 class RMSprop(Optimizer):
-    """Divide the gradient by a running root-mean-square of its recent values."""
+    """Divide the gradient by a running root-mean-square of its recent values: lr * g / sqrt(rms + eps)."""
 
     _slot_names = ("rms", "momentum")
 
     def __init__(
         self,
-        learning_rate: float = 0.001,
+        learning_rate: Any = 0.001,
         rho: float = 0.9,
         momentum: float = 0.0,
         epsilon: float = 1e-7,
-        name: str = "RMSprop",
+        centered: bool = False,
+        name: str = "rmsprop",
         **kw: Any,
     ) -> None:
         super().__init__(learning_rate, name, **kw)
+        if centered:
+            raise NotImplementedError("RMSprop(centered=True) is not supported by minitape")
         self.rho, self.momentum, self.epsilon = rho, momentum, epsilon
 
     def _update(self, value, grad, slots, step, lr):
         slots["rms"] = self.rho * slots["rms"] + (1 - self.rho) * grad * grad
-        step_ = lr * grad / (np.sqrt(slots["rms"]) + self.epsilon)
+        step_ = lr * grad / np.sqrt(slots["rms"] + self.epsilon)  # Keras 3 (and tf.keras >= 2.11): eps inside
         if self.momentum:
             step_ = slots["momentum"] = self.momentum * slots["momentum"] + step_
         return value - step_
 
 
-_BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop}
+class Nadam(Optimizer):
+    """Adam with Nesterov momentum (Dozat 2015), with Keras' momentum schedule u_t = b1 (1 - 0.96^t / 2)."""
+
+    _slot_names = ("m", "v")
+
+    def __init__(
+        self,
+        learning_rate: Any = 0.001,
+        beta_1: float = 0.9,
+        beta_2: float = 0.999,
+        epsilon: float = 1e-7,
+        name: str = "nadam",
+        **kw: Any,
+    ) -> None:
+        super().__init__(learning_rate, name, **kw)
+        self.beta_1, self.beta_2, self.epsilon = beta_1, beta_2, epsilon
+        self.u_product = 1.0  # the product u_1 ... u_t, shared by all variables
+
+    def _u(self, step: int) -> float:
+        return self.beta_1 * (1.0 - 0.5 * 0.96**step)
+
+    def _before_step(self, step: int) -> None:
+        self.u_product *= self._u(step)
+
+    def _update(self, value, grad, slots, step, lr):
+        u_t, u_next = self._u(step), self._u(step + 1)
+        m, v = slots["m"], slots["v"]
+        m += (grad - m) * (1 - self.beta_1)
+        v += (np.square(grad) - v) * (1 - self.beta_2)
+        m_hat = u_next * m / (1 - self.u_product * u_next) + (1 - u_t) * grad / (1 - self.u_product)
+        v_hat = v / (1 - self.beta_2**step)
+        return value - lr * m_hat / (np.sqrt(v_hat) + self.epsilon)
+
+
+class Adagrad(Optimizer):
+    """Each weight's step shrinks with the sum of its squared gradients: lr * g / sqrt(acc + eps)."""
+
+    _slot_names = ("accumulator",)
+
+    def __init__(
+        self,
+        learning_rate: Any = 0.001,
+        initial_accumulator_value: float = 0.1,
+        epsilon: float = 1e-7,
+        name: str = "adagrad",
+        **kw: Any,
+    ) -> None:
+        super().__init__(learning_rate, name, **kw)
+        self.initial_accumulator_value, self.epsilon = initial_accumulator_value, epsilon
+
+    def _new_slots(self, value: np.ndarray) -> dict[str, np.ndarray]:
+        return {"accumulator": np.full_like(value, self.initial_accumulator_value)}
+
+    def _update(self, value, grad, slots, step, lr):
+        slots["accumulator"] += np.square(grad)
+        return value - lr * grad / np.sqrt(slots["accumulator"] + self.epsilon)
+
+
+class Adamax(Optimizer):
+    """Adam with the infinity norm: u = max(b2 * u, |g|), step lr * m / ((1 - b1^t) (u + eps))."""
+
+    _slot_names = ("m", "u")
+
+    def __init__(
+        self,
+        learning_rate: Any = 0.001,
+        beta_1: float = 0.9,
+        beta_2: float = 0.999,
+        epsilon: float = 1e-7,
+        name: str = "adamax",
+        **kw: Any,
+    ) -> None:
+        super().__init__(learning_rate, name, **kw)
+        self.beta_1, self.beta_2, self.epsilon = beta_1, beta_2, epsilon
+
+    def _update(self, value, grad, slots, step, lr):
+        m = slots["m"]
+        m += (grad - m) * (1 - self.beta_1)
+        u = slots["u"] = np.maximum(self.beta_2 * slots["u"], np.abs(grad))
+        return value - lr * m / ((1 - self.beta_1**step) * (u + self.epsilon))
+
+
+class Adadelta(Optimizer):
+    """Steps scaled by the ratio of running RMS of past steps to running RMS of gradients (Zeiler 2012)."""
+
+    _slot_names = ("accumulated_grad", "accumulated_delta_var")
+
+    def __init__(
+        self, learning_rate: Any = 0.001, rho: float = 0.95, epsilon: float = 1e-7, name: str = "adadelta", **kw: Any
+    ) -> None:
+        super().__init__(learning_rate, name, **kw)
+        self.rho, self.epsilon = rho, epsilon
+
+    def _update(self, value, grad, slots, step, lr):
+        rho, eps = self.rho, self.epsilon
+        slots["accumulated_grad"] = rho * slots["accumulated_grad"] + (1 - rho) * np.square(grad)
+        delta = -np.sqrt(slots["accumulated_delta_var"] + eps) * grad / np.sqrt(slots["accumulated_grad"] + eps)
+        slots["accumulated_delta_var"] = rho * slots["accumulated_delta_var"] + (1 - rho) * np.square(delta)
+        return value + lr * delta
+
+
+_BY_NAME = {
+    "sgd": SGD,
+    "adam": Adam,
+    "rmsprop": RMSprop,
+    "nadam": Nadam,
+    "adagrad": Adagrad,
+    "adamax": Adamax,
+    "adadelta": Adadelta,
+}
 
 
 def get(identifier: Any) -> Optimizer:
-    """An optimizer from a name ('adam', 'sgd', 'rmsprop', any case) or an Optimizer instance."""
+    """An optimizer from a name ('adam', 'sgd', 'nadam', ..., any case) or an Optimizer instance."""
     if isinstance(identifier, Optimizer):
         return identifier
     if isinstance(identifier, str) and identifier.lower() in _BY_NAME:

@@ -30,7 +30,10 @@ def model_summary(model: Any, line_length: int = 65) -> str:
     lines.append("".join(_cell(t, w) for t, w in zip(("Layer (type)", "Output Shape", "Param #"), widths)))
     lines.append("=" * line_length)
     for layer in model.layers:
-        shape = str(layer._output_shape).replace(",)", ")") if layer._output_shape is not None else "?"
+        try:
+            shape = str(layer.output_shape).replace(",)", ")")
+        except AttributeError:  # never called
+            shape = "?"
         row = (f"{layer.name} ({type(layer).__name__})", shape, str(layer.count_params()))
         lines.append("".join(_cell(t, w) for t, w in zip(row, widths)))
     lines.append("=" * line_length)

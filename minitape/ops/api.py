@@ -179,6 +179,7 @@ def add_n(inputs, name=None):
 
 
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
-    if ord not in ("euclidean", 2, "fro"):
-        raise NotImplementedError(f"norm ord={ord!r} is not supported; minitape has the Euclidean norm")
-    return sqrt(reduce_sum(square(tensor), axis=axis, keepdims=bool(keepdims)))
+    """Vector and matrix norms as `tf.norm`; see `mt.linalg.norm`."""
+    from minitape.linalg import norm as linalg_norm  # linalg is built on this module, so it loads after
+
+    return linalg_norm(tensor, ord=ord, axis=axis, keepdims=keepdims)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minitape.errors import InvalidArgumentError
 from minitape.registry import defop
 from minitape.tensor import TensorLike
 
@@ -49,6 +50,16 @@ def transpose(a, perm=None, name=None):
 def _plain(value):
     """A shape, axis or index given as a Tensor becomes a plain numpy value."""
     return value._array() if isinstance(value, TensorLike) else value
+
+
+def _check_axis(op_name, axis, rank, what):
+    """Refuse an axis outside [-rank, rank): numpy would wrap it or fail with a message naming no op."""
+    if not -rank <= axis < rank:
+        raise InvalidArgumentError(
+            f"{op_name}: axis {axis} is out of range for {what} (rank {rank}); use an axis in [{-rank}, {rank})"
+            if rank
+            else f"{op_name}: {what} is a scalar, it has no axis {axis}"
+        )
 
 
 # ---- indexing: x[key] and its scatter twin -------------------------------------------------------
@@ -101,9 +112,17 @@ def _gather(params, indices, axis):
     if indices.dtype.kind not in "iu":
         raise TypeError(f"indices must be integers, not {indices.dtype}")
     n = params.shape[axis]
-    if indices.size and (indices.min() < -n or indices.max() >= n):
-        bad = indices[(indices < -n) | (indices >= n)].ravel()[0]
-        raise ValueError(f"index {bad} is out of range [0, {n}) on axis {axis}")
+    if indices.size and (indices.min() < 0 or indices.max() >= n):  # TensorFlow refuses negative indices too
+        where = np.argwhere((indices < 0) | (indices >= n))[0]
+        bad = indices[tuple(where)]
+        raise InvalidArgumentError(
+            f"index {bad} (at indices{[int(i) for i in where]}) is not in [0, {n}) on axis {axis} of params of shape {list(params.shape)}; "
+            + (
+                "negative indices do not count from the end here: use n - 1 for the last"
+                if bad < 0
+                else f"the axis has {n} entries"
+            )
+        )
     return np.take(params, indices, axis=axis)
 
 
@@ -133,7 +152,8 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
         raise NotImplementedError("gather with batch_dims != 0 is not supported by minitape")
     axis = 0 if axis is None else int(_plain(axis))
     rank = np.ndim(_plain(params))
-    return gather_op(params, indices, axis=axis % rank if rank else 0)
+    _check_axis("gather", axis, rank, f"params of shape {list(np.shape(_plain(params)))}")
+    return gather_op(params, indices, axis=axis % rank)
 
 
 # ---- joining and splitting -----------------------------------------------------------------------
@@ -193,23 +213,42 @@ def stack(values, axis=0, name=None):
 def unstack(value, num=None, axis=0, name=None):
     """Split a tensor into a list along `axis`, removing that axis."""
     shape = np.shape(_plain(value))
+    axis = int(_plain(axis))
+    _check_axis("unstack", axis, len(shape), f"a tensor of shape {list(shape)}")
     axis = axis % len(shape)
+    if num is not None and num != shape[axis]:
+        raise ValueError(f"unstack: num={num} but axis {axis} of shape {list(shape)} has {shape[axis]} entries")
     return [strided_slice(value, _along(axis, len(shape), i)) for i in range(shape[axis])]
 
 
 def expand_dims(input, axis, name=None):
+    """Insert an axis of size 1 at `axis`, which may be -rank-1 .. rank (as in TensorFlow)."""
     shape = list(np.shape(_plain(input)))
-    axis = int(axis)
+    axis = int(_plain(axis))
+    if not -len(shape) - 1 <= axis <= len(shape):
+        raise InvalidArgumentError(
+            f"expand_dims: axis {axis} is out of range for a tensor of shape {shape} (rank {len(shape)}); "
+            f"use an axis in [{-len(shape) - 1}, {len(shape)}]"
+        )
     shape.insert(axis if axis >= 0 else len(shape) + axis + 1, 1)
     return reshape(input, shape)
 
 
 def squeeze(input, axis=None, name=None):
+    """Remove axes of size 1: all of them, or those listed in `axis` (each must have size 1)."""
     shape = np.shape(_plain(input))
-    axes = [a % len(shape) for a in ([axis] if isinstance(axis, int) else axis)] if axis is not None else None
+    axes = None
+    if axis is not None:
+        listed = [int(a) for a in np.asarray(_plain(axis)).ravel()]
+        for a in listed:
+            _check_axis("squeeze", a, len(shape), f"a tensor of shape {list(shape)}")
+        axes = [a % len(shape) for a in listed]
     for a in axes or []:
         if shape[a] != 1:
-            raise ValueError(f"squeeze: axis {a} has size {shape[a]}, not 1")
+            raise InvalidArgumentError(
+                f"squeeze: cannot squeeze axis {a} of shape {list(shape)}: it has size {shape[a]}, not 1; "
+                "squeeze only removes axes of size 1 (use mt.reshape to change the shape otherwise)"
+            )
     return reshape(input, [n for i, n in enumerate(shape) if (n != 1 if axes is None else i not in axes)])
 
 

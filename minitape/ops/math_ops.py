@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minitape.errors import InvalidArgumentError
 from minitape.registry import defop
 from minitape.tensor import Tensor
 
@@ -77,6 +78,12 @@ def _b(op):
 BIN = dict(same_dtype=(0, 1))
 
 
+_NO_BROADCAST = (
+    "shapes {} and {} do not broadcast: aligned from the right, each pair of dimensions must be equal or one of "
+    "them 1; reshape, slice or mt.expand_dims one operand to fit"
+)
+
+
 def _broadcasting(np_fn):
     """`np_fn(a, b)`, with an error that says how broadcasting works when the shapes do not fit."""
 
@@ -84,12 +91,60 @@ def _broadcasting(np_fn):
         try:
             return np_fn(a, b)
         except ValueError:
-            raise ValueError(
-                f"shapes {list(a.shape)} and {list(b.shape)} do not broadcast: aligned from the right, each pair of "
-                "dimensions must be equal or one of them 1; reshape, slice or mt.expand_dims one operand to fit"
-            ) from None
+            raise ValueError(_NO_BROADCAST.format(list(a.shape), list(b.shape))) from None
 
     forward.__name__, forward.__doc__ = np_fn.__name__, np_fn.__doc__
+    return forward
+
+
+def _arithmetic(np_fn):
+    """`_broadcasting(np_fn)` that also refuses bool tensors (numpy would compute a logical or/and; TensorFlow
+    has no bool kernel for arithmetic). One function, not two wrappers: this runs for every `x * y`."""
+
+    def forward(a, b):
+        if a.dtype.kind == "b" or b.dtype.kind == "b":
+            raise TypeError(
+                f"{np_fn.__name__} is not defined for bool tensors (TensorFlow has no bool kernel for it); "
+                "use mt.logical_or / mt.logical_and, or mt.cast(x, mt.int32) first to count"
+            )
+        try:
+            return np_fn(a, b)
+        except ValueError:
+            raise ValueError(_NO_BROADCAST.format(list(a.shape), list(b.shape))) from None
+
+    forward.__name__, forward.__doc__ = np_fn.__name__, np_fn.__doc__
+    return forward
+
+
+def _power(a, b):
+    """a ** b; an integer raised to a negative integer power is refused, as in TensorFlow."""
+    if a.dtype.kind in "iu" and b.dtype.kind in "iu" and np.any(b < 0):
+        raise TypeError(
+            f"integers to negative integer powers are not allowed (exponent {int(np.min(b))}); "
+            "use a float base, e.g. mt.constant(2.0) ** -1 or mt.cast(x, mt.float32) ** -1"
+        )
+    return _checked_power(a, b)
+
+
+_checked_power = _arithmetic(np.power)
+
+
+def _integer_division(np_fn, what):
+    """Floor division or modulo; an integer division by zero raises, as in TensorFlow (numpy gives 0)."""
+
+    divide = _broadcasting(np_fn)
+
+    def forward(a, b):
+        if a.dtype.kind == "b" or b.dtype.kind == "b":
+            raise TypeError(f"{what} is not defined for bool tensors; cast them first, e.g. mt.cast(x, mt.int32)")
+        if b.dtype.kind in "iu" and not np.all(b):
+            raise InvalidArgumentError(
+                f"integer division by zero in {what}: the divisor holds a 0; "
+                "guard it first, e.g. mt.where(d == 0, 1, d), or divide floats (x / d gives inf)"
+            )
+        return divide(a, b)
+
+    forward.__name__ = what
     return forward
 
 
@@ -108,6 +163,10 @@ def _floating(np_fn):
 _NOT_FLOATING = "needs a floating-point tensor, not {}: convert it first, e.g. mt.cast(x, mt.float32)"
 
 
+_floor_divide = _integer_division(np.floor_divide, "floordiv")
+_floor_mod = _integer_division(np.mod, "floormod")
+
+
 def _sigmoid(a):
     """1/(1+e^-x) without overflow, and accurate far into the negative tail (where it is e^x/(1+e^x))."""
     e = np.exp(-np.abs(a))
@@ -116,14 +175,14 @@ def _sigmoid(a):
 
 # fmt: off
 # ---- binary --------------------------------------------------------------------------------------
-add      = defop("AddV2",   _broadcasting(np.add),      _binary_rule(lambda op, g: g,       lambda op, g: g),        keep="nothing", **BIN)  # d(a+b) = da + db
-subtract = defop("Sub",     _broadcasting(np.subtract), _binary_rule(lambda op, g: g,       lambda op, g: -g),       keep="nothing", **BIN)  # d(a-b) = da - db
-multiply = defop("Mul",     _broadcasting(np.multiply), _binary_rule(lambda op, g: g * _b(op), lambda op, g: g * _a(op)), keep="inputs", **BIN)  # d(ab) = b da + a db
-real_div = defop("RealDiv", _broadcasting(np.divide),   _binary_rule(lambda op, g: g / _b(op), lambda op, g: -g * _a(op) / square(_b(op))), keep="inputs", **BIN)  # d(a/b) = da/b - a db/b^2
-maximum  = defop("Maximum", _broadcasting(np.maximum),  _binary_rule(lambda op, g: g * cast(_a(op) >= _b(op), g.dtype), lambda op, g: g * cast(_a(op) < _b(op), g.dtype)), keep="inputs", **BIN)
-minimum  = defop("Minimum", _broadcasting(np.minimum),  _binary_rule(lambda op, g: g * cast(_a(op) <= _b(op), g.dtype), lambda op, g: g * cast(_a(op) > _b(op), g.dtype)), keep="inputs", **BIN)
+add      = defop("AddV2",   _arithmetic(np.add),      _binary_rule(lambda op, g: g,       lambda op, g: g),        keep="nothing", **BIN)  # d(a+b) = da + db
+subtract = defop("Sub",     _arithmetic(np.subtract), _binary_rule(lambda op, g: g,       lambda op, g: -g),       keep="nothing", **BIN)  # d(a-b) = da - db
+multiply = defop("Mul",     _arithmetic(np.multiply), _binary_rule(lambda op, g: g * _b(op), lambda op, g: g * _a(op)), keep="inputs", **BIN)  # d(ab) = b da + a db
+real_div = defop("RealDiv", _arithmetic(np.divide),   _binary_rule(lambda op, g: g / _b(op), lambda op, g: -g * _a(op) / square(_b(op))), keep="inputs", **BIN)  # d(a/b) = da/b - a db/b^2
+maximum  = defop("Maximum", _arithmetic(np.maximum),  _binary_rule(lambda op, g: g * cast(_a(op) >= _b(op), g.dtype), lambda op, g: g * cast(_a(op) < _b(op), g.dtype)), keep="inputs", **BIN)
+minimum  = defop("Minimum", _arithmetic(np.minimum),  _binary_rule(lambda op, g: g * cast(_a(op) <= _b(op), g.dtype), lambda op, g: g * cast(_a(op) > _b(op), g.dtype)), keep="inputs", **BIN)
 # d(a^b) = b a^(b-1) da + a^b log(a) db; log(a) taken as 0 where a <= 0, as TensorFlow does
-pow      = defop("Pow",     _broadcasting(np.power),    _binary_rule(lambda op, g: g * _b(op) * _a(op) ** (_b(op) - 1), lambda op, g: g * z(op) * where(_a(op) > 0, log(where(_a(op) > 0, _a(op), 1)), 0)), keep="both", **BIN)
+pow      = defop("Pow",     _power,    _binary_rule(lambda op, g: g * _b(op) * _a(op) ** (_b(op) - 1), lambda op, g: g * z(op) * where(_a(op) > 0, log(where(_a(op) > 0, _a(op), 1)), 0)), keep="both", **BIN)
 
 # ---- unary: z = f(x), dx = dy * f'(x) ------------------------------------------------------------
 negative   = defop("Neg",        np.negative,   lambda op, g: -g,                        keep="nothing")  # (-x)' = -1
@@ -147,8 +206,8 @@ identity   = defop("Identity",   np.copy,       lambda op, g: g,                
 sign          = defop("Sign",          np.sign,          None)
 floor         = defop("Floor",         np.floor,         None)
 round         = defop("Round",         np.round,         None)
-floordiv      = defop("FloorDiv",      np.floor_divide,  None, **BIN)
-floormod      = defop("FloorMod",      np.mod,           None, **BIN)
+floordiv      = defop("FloorDiv",      _floor_divide,  None, **BIN)
+floormod      = defop("FloorMod",      _floor_mod,       None, **BIN)
 less          = defop("Less",          np.less,          None, dtype_from=None, **BIN)
 less_equal    = defop("LessEqual",     np.less_equal,    None, dtype_from=None, **BIN)
 greater       = defop("Greater",       np.greater,       None, dtype_from=None, **BIN)
@@ -163,15 +222,24 @@ is_finite     = defop("IsFinite",      np.isfinite,      None, dtype_from=None)
 # fmt: on
 
 
+# TensorFlow's truediv table: small integers divide in float32, 32- and 64-bit ones in float64
+_TRUEDIV_DTYPE = {"int8": "float32", "uint8": "float32", "int16": "float32", "uint16": "float32"}
+
+
 def divide(x, y, name=None):
-    """x / y. Two integer tensors divide as floats (int32 / int32 gives float64), as in TensorFlow."""
-    if _is_integer(x) and _is_integer(y):
-        x, y = cast(x, "float64"), cast(y, "float64")
+    """x / y. Integer tensors divide as floats, as in TensorFlow: uint8 / uint8 gives float32, int32 float64."""
+    kind_x, kind_y = _integer_dtype(x), _integer_dtype(y)
+    if kind_x and kind_y:
+        named = kind_x if hasattr(x, "_array") or not hasattr(y, "_array") else kind_y  # a tensor's dtype wins
+        target = _TRUEDIV_DTYPE.get(named, "float64")
+        x, y = cast(x, target), cast(y, target)
     return real_div(x, y)
 
 
-def _is_integer(v):
-    return (v._array() if hasattr(v, "_array") else np.asarray(v)).dtype.kind in "iu"
+def _integer_dtype(v):
+    """The numpy dtype name of `v` if it holds integers, else None."""
+    dtype = (v._array() if hasattr(v, "_array") else np.asarray(v)).dtype
+    return dtype.name if dtype.kind in "iu" else None
 
 
 # ---- dtype conversion ----------------------------------------------------------------------------

@@ -47,14 +47,25 @@ one_hot_op  = defop("OneHot", lambda i, depth, on, off, dtype: np.where(np.arang
 # fmt: on
 
 
+def _softmax_axis(op_name, logits, axis):
+    axis = -1 if axis is None else int(_plain(axis))
+    shape = np.shape(_plain(logits))
+    if not -len(shape) <= axis < len(shape):
+        raise InvalidArgumentError(
+            f"{op_name}: axis {axis} is out of range for logits of shape {list(shape)}; "
+            f"use an axis in [{-len(shape)}, {len(shape)})"
+        )
+    return axis
+
+
 def softmax(logits, axis=None, name=None):
     """exp(x) / sum(exp(x)) along `axis` (default: the last)."""
-    return _softmax_op(logits, axis=-1 if axis is None else int(axis))
+    return _softmax_op(logits, axis=_softmax_axis("softmax", logits, axis))
 
 
 def log_softmax(logits, axis=None, name=None):
     """x - logsumexp(x) along `axis`: the log of softmax, computed without overflow."""
-    return _lsm_op(logits, axis=-1 if axis is None else int(axis))
+    return _lsm_op(logits, axis=_softmax_axis("log_softmax", logits, axis))
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
@@ -64,6 +75,13 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     dtype = as_dtype(dtype) if dtype is not None else float32
     on = 1 if on_value is None else on_value
     off = 0 if off_value is None else off_value
+    rank = np.ndim(_plain(indices)) + 1
+    if axis is not None and not -1 <= axis < rank:
+        raise InvalidArgumentError(
+            f"one_hot: axis {axis} is out of range for a result of rank {rank}; use -1..{rank - 1}"
+        )
+    if int(depth) < 0:
+        raise InvalidArgumentError(f"one_hot: depth must be non-negative, got {depth}")
     result = one_hot_op(indices, depth=int(depth), on=on, off=off, dtype=dtype)
     if axis is None or axis == -1:
         return result
@@ -166,11 +184,26 @@ _sparse_xent_backprop_op = defop("SparseSoftmaxCrossEntropyWithLogitsGrad", _spa
 
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     """Per-example -sum(labels * log softmax(logits)); labels are probabilities."""
+    label_shape, logit_shape = np.shape(_plain(labels)), np.shape(_plain(logits))
+    if label_shape != logit_shape:
+        raise ValueError(
+            f"softmax_cross_entropy_with_logits: labels of shape {list(label_shape)} do not fit logits of shape "
+            f"{list(logit_shape)}; labels must be one probability per class, of the logits' shape (for class "
+            "indices use sparse_softmax_cross_entropy_with_logits)"
+        )
     return -reduce_sum(labels * log_softmax(logits, axis=axis), axis=axis)
 
 
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     """Per-element binary cross-entropy of sigmoid(logits), as max(x,0) - x*z + log(1+e^-|x|)."""
+    if labels is None or logits is None:
+        raise ValueError("sigmoid_cross_entropy_with_logits: pass both labels= and logits=, as in TensorFlow")
+    label_shape, logit_shape = np.shape(_plain(labels)), np.shape(_plain(logits))
+    if label_shape != logit_shape:  # broadcasting (4,) against (4, 1) would train on a (4, 4) loss
+        raise ValueError(
+            f"sigmoid_cross_entropy_with_logits: logits and labels must have the same shape ({list(logit_shape)} vs "
+            f"{list(label_shape)}); reshape one, e.g. mt.reshape(labels, {list(logit_shape)})"
+        )
     return maximum(logits, 0) - logits * labels + log1p(exp(-abs(logits)))
 
 
@@ -183,7 +216,8 @@ swish = silu
 
 
 def leaky_relu(features, alpha=0.2, name=None):
-    return maximum(features, features * alpha)
+    """x where x > 0, else alpha x (for any alpha, as TensorFlow: not max(x, alpha x), which differs for alpha > 1)."""
+    return where(features > 0, features, features * alpha)
 
 
 def l2_loss(t, name=None):

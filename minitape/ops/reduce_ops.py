@@ -29,6 +29,31 @@ def _reducer(np_fn):
     return forward
 
 
+def _arithmetic_reducer(np_fn, what):
+    """A reduction that adds or multiplies: TensorFlow has no bool kernel (a bool mean would be `True`)."""
+    reduce = _reducer(np_fn)
+
+    def forward(a, axis=None, keepdims=False):
+        if a.dtype.kind == "b":
+            raise TypeError(
+                f"{what} of a bool tensor is not defined (TensorFlow has no bool kernel); "
+                f"cast it first, e.g. mt.{what}(mt.cast(x, mt.float32)) for the fraction of True values"
+            )
+        return reduce(a, axis=axis, keepdims=keepdims)
+
+    return forward
+
+
+def _arg_extreme(np_fn):
+    """argmax or argmin along one axis, which must exist."""
+
+    def forward(a, axis=0):
+        _axes(axis, a.ndim)
+        return np_fn(a, axis=axis).astype(np.int64)
+
+    return forward
+
+
 def _kept_shape(op):
     shape = op.input_shapes[0]
     axes = _axes(op.attrs.get("axis"), len(shape))
@@ -94,14 +119,14 @@ def _logsumexp(a, axis=None, keepdims=False):
 
 
 # fmt: off
-reduce_sum       = defop("Sum",       _reducer(np.sum),  lambda op, g: _spread(op, g),                         keep="nothing")
-reduce_mean      = defop("Mean",      _reducer(np.mean), lambda op, g: _spread(op, g) / _count(op),            keep="nothing")
+reduce_sum       = defop("Sum",       _arithmetic_reducer(np.sum, "reduce_sum"),  lambda op, g: _spread(op, g),                         keep="nothing")
+reduce_mean      = defop("Mean",      _arithmetic_reducer(np.mean, "reduce_mean"), lambda op, g: _spread(op, g) / _count(op),            keep="nothing")
 reduce_max       = defop("Max",       _reducer(np.max),  _extreme_rule,                                        keep="both")
 reduce_min       = defop("Min",       _reducer(np.min),  _extreme_rule,                                        keep="both")
-reduce_prod      = defop("Prod",      _reducer(np.prod), _prod_rule,                                           keep="inputs")
+reduce_prod      = defop("Prod",      _arithmetic_reducer(np.prod, "reduce_prod"), _prod_rule,                                           keep="inputs")
 reduce_logsumexp = defop("LogSumExp", _logsumexp,        lambda op, g: _spread(op, g) * exp(op.inputs[0] - _spread(op, op.outputs[0])), keep="both")
 reduce_all       = defop("All",       _reducer(np.all),  None)
 reduce_any       = defop("Any",       _reducer(np.any),  None)
-argmax           = defop("ArgMax",    lambda a, axis=0: np.argmax(a, axis=axis).astype(np.int64), None, dtype_from=None)
-argmin           = defop("ArgMin",    lambda a, axis=0: np.argmin(a, axis=axis).astype(np.int64), None, dtype_from=None)
+argmax           = defop("ArgMax",    _arg_extreme(np.argmax), None, dtype_from=None)
+argmin           = defop("ArgMin",    _arg_extreme(np.argmin), None, dtype_from=None)
 # fmt: on

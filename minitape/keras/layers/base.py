@@ -1,9 +1,10 @@
-"""`Layer`: the building block. Weights are made lazily by `build` on the first call, then `call` runs.
+"""`Layer`: the building block, a `mt.Module`. Weights are made lazily by `build` on the first call, then `call` runs.
 
 Each call runs inside `mt.name_scope(layer.name)`, so tape records carry the layer's
-name ("my_model/dense_1") and a visualizer can group them by layer. Layers and
+name ("my_model/dense_1") and a visualizer can group them by layer. Layers, modules and
 variables assigned as attributes (also inside lists and dicts) are tracked: that is
-how `model.trainable_variables` finds every weight without being told.
+how `model.trainable_variables` finds every weight without being told. Called on the
+symbolic tensors of `keras.Input`, a layer records itself into a functional graph.
 """
 
 from __future__ import annotations
@@ -17,14 +18,18 @@ import numpy as np
 from minitape import name_scope
 from minitape.dtypes import as_dtype
 from minitape.execute import convert_to_tensor
-from minitape.keras import backend, initializers
+from minitape.keras import backend, constraints, initializers, regularizers, symbolic
+from minitape.module import Module, ModuleNameScope
+from minitape.ops.api import add_n
 from minitape.ops.math_ops import cast
 from minitape.tensor import Tensor, TensorLike
 from minitape.variables import Variable
 
 
-class Layer:
+class Layer(Module):
     """Subclass and define `build(input_shape)` (make weights with `add_weight`) and `call(inputs)`."""
+
+    autocast = True  # cast floating (and integer) inputs to the layer's dtype; Embedding turns it off
 
     def __init__(
         self,
@@ -33,19 +38,25 @@ class Layer:
         dtype: Any = None,
         input_shape: Any = None,
         input_dim: int | None = None,
+        activity_regularizer: Any = None,
         **kwargs: Any,
     ) -> None:
         if input_dim is not None and input_shape is None:
             input_shape = (input_dim,)
         if kwargs:
             raise TypeError(f"{type(self).__name__}: unexpected keyword argument(s) {sorted(kwargs)}")
+        # Keras names are unique per session and need not be identifiers, so Module's check is skipped
         self._name = name or backend.unique_name(backend.snake_case(type(self).__name__))
+        self._module_scope = ModuleNameScope(self._name)
         self.trainable = trainable
         self._dtype = as_dtype(dtype).name if dtype is not None else None
         self._own_weights: list[Variable] = []
+        self._regularized: list[tuple[Variable, Any]] = []
+        self._call_losses: list[Any] = []
+        self.activity_regularizer = regularizers.get(activity_regularizer)
         self.built = False
         self._input_shape_arg = None if input_shape is None else (None, *tuple(input_shape))
-        self._output_shape: tuple | None = None  # of the last call, batch axis as None: for summary()
+        self._output_shape: Any = None  # of the last call, batch axis as None: for summary()
 
     # ---- identity and dtype ------------------------------------------------------------------------
     @property
@@ -58,7 +69,7 @@ class Layer:
         return self._dtype or backend.floatx()
 
     @property
-    def output_shape(self) -> tuple:
+    def output_shape(self) -> Any:
         if self._output_shape is None:
             raise AttributeError(f'The layer "{self.name}" has never been called and thus has no defined output shape.')
         return self._output_shape
@@ -69,24 +80,83 @@ class Layer:
     # ---- weights -----------------------------------------------------------------------------------
     def add_weight(
         self,
-        name: str,
-        shape: Any = (),
+        name: Any = None,
+        shape: Any = None,
         dtype: Any = None,
-        initializer: Any = "glorot_uniform",
+        initializer: Any = None,
+        regularizer: Any = None,
         trainable: bool = True,
+        constraint: Any = None,
+        **kwargs: Any,
     ) -> Variable:
-        """A new Variable named '<layer>/<name>' (e.g. 'dense/kernel'), initialised by `initializer`."""
-        value = initializers.get(initializer)(tuple(shape), as_dtype(dtype or self.dtype))
-        variable = Variable(value, trainable=trainable, name=f"{self.name}/{name}", dtype=dtype or self.dtype)
+        """A new Variable named '<layer>/<name>' (e.g. 'dense/kernel'), initialised by `initializer`.
+
+        As in Keras the name is optional (`add_weight(shape=..., initializer=...)`), the default initializer
+        is 'glorot_uniform' ('zeros' for integer dtypes), and a regularizer's penalty joins `layer.losses`.
+        """
+        unknown = set(kwargs) - {"use_resource", "synchronization", "aggregation", "autocast", "partitioner"}
+        if unknown:
+            raise TypeError(f"{type(self).__name__}.add_weight: unexpected keyword argument(s) {sorted(unknown)}")
+        if shape is None and isinstance(name, (tuple, list)):  # Keras 3 puts shape first: add_weight((3, 4))
+            name, shape = None, name
+        shape = () if shape is None else tuple(int(n) for n in shape)
+        dtype = as_dtype(dtype or self.dtype)
+        if initializer is None:
+            initializer = "glorot_uniform" if dtype.is_floating else "zeros"
+        if name is None:
+            name = f"variable_{len(self._own_weights)}" if self._own_weights else "variable"
+        value = initializers.get(initializer)(shape, dtype)
+        variable = Variable(value, trainable=trainable, name=f"{self.name}/{name}", dtype=dtype)
         self._own_weights.append(variable)
+        regularizer = regularizers.get(regularizer)
+        if regularizer is not None:
+            self._regularized.append((variable, regularizer))
+        constraint = constraints.get(constraint)
+        if constraint is not None:
+            constraints.register(variable, constraint)
         return variable
 
+    def add_loss(self, loss: Any) -> None:
+        """Add a scalar (e.g. a penalty computed in `call`) to `layer.losses`; `fit` adds them to the loss.
+
+        Losses added during a call are cleared when the next outermost call starts, as in Keras.
+        """
+        if not callable(loss) and not isinstance(loss, TensorLike):
+            loss = convert_to_tensor(loss)
+        if not self._call_losses:
+            backend.note_loss_owner(self)
+        self._call_losses.append(loss)
+
+    def clear_losses(self) -> None:
+        self._call_losses = []
+
+    @property
+    def losses(self) -> list[Any]:
+        """The `add_loss` losses of the last call and the weight regularizers' penalties, of this layer and below.
+
+        The penalties are computed when read, from the weights' current values: read them inside the tape.
+        """
+        out: list[Any] = []
+        for layer in self._self_and_sublayers():
+            out += [loss() if callable(loss) else loss for loss in layer._call_losses]
+            for variable, regularizer in layer._regularized:
+                with name_scope(layer.name):
+                    out.append(regularizer(variable))
+        return out
+
+    def _self_and_sublayers(self) -> list[Layer]:
+        found = [self]
+        for module in self.submodules:
+            if isinstance(module, Layer) and all(module is not f for f in found):
+                found.append(module)
+        return found
+
     def _tracked(self) -> Iterator[Any]:
-        """Layers and Variables among the attributes, in assignment order, looking inside lists, tuples and dicts."""
+        """Modules and Variables among the attributes, in assignment order, looking inside lists, tuples and dicts."""
         stack = list(reversed(list(vars(self).values())))
         while stack:
             value = stack.pop()
-            if isinstance(value, (Layer, Variable)):
+            if isinstance(value, (Module, Variable)):
                 yield value
             elif isinstance(value, (list, tuple)):
                 stack.extend(reversed(value))
@@ -106,11 +176,13 @@ class Layer:
             if isinstance(item, Layer):
                 if id(item) not in visited:
                     item._collect(found, seen, visited, want, trainable)
-            elif item.ref() not in seen:
-                is_trainable = trainable and item.trainable
-                if want is None or want == is_trainable:
-                    seen.add(item.ref())
-                    found.append(item)
+                continue
+            for variable in item.variables if isinstance(item, Module) else (item,):
+                if variable.ref() not in seen:
+                    is_trainable = trainable and variable.trainable
+                    if want is None or want == is_trainable:
+                        seen.add(variable.ref())
+                        found.append(variable)
 
     @property
     def variables(self) -> list[Variable]:
@@ -172,41 +244,60 @@ class Layer:
                 f"{type(self).__name__}.__init__ must call super().__init__() before the layer is used "
                 "(that is where the layer gets its name and its weight tracking)"
             )
+        if symbolic.any_symbolic(inputs, args):
+            return symbolic.call_layer(self, inputs, args, kwargs)
         inputs = self._convert(inputs)
         training = kwargs.pop("training", None)
         if training is None:
             training = backend.current_training()
         if _takes(self.call, "training"):
             kwargs["training"] = bool(training)
-        with name_scope(self.name):
-            if isinstance(inputs, TensorLike):
-                self.check_input(tuple(inputs.shape))
-            if not self.built:
-                self._build_from_call(_shape_of(inputs))
-                self.built = True
-            with backend.training_scope(bool(training)):
-                outputs = self.call(inputs, *args, **kwargs)
+        with backend.call_context() as outermost:
+            if outermost:
+                backend.clear_call_losses(self)
+            with name_scope(self.name):
+                if isinstance(inputs, TensorLike):
+                    self.check_input(tuple(inputs.shape))
+                if not self.built:
+                    self._build_from_call(_shape_of(inputs))
+                    self.built = True
+                with backend.training_scope(bool(training)):
+                    outputs = self.call(inputs, *args, **kwargs)
+                if self.activity_regularizer is not None:
+                    penalties = [self.activity_regularizer(o) for o in _flat_tensors(outputs)]
+                    if penalties:
+                        self.add_loss(add_n(penalties) if len(penalties) > 1 else penalties[0])
         if isinstance(outputs, TensorLike):
             self._output_shape = (None, *tuple(outputs.shape)[1:])
         return outputs
 
     def _convert(self, inputs: Any) -> Any:
-        """Arrays and numbers become tensors; floating inputs are cast to the layer's dtype (Keras' autocast)."""
+        """Arrays and numbers become tensors; numeric inputs are cast to the layer's dtype (Keras' autocast)."""
         if isinstance(inputs, (list, tuple)):
             return type(inputs)(self._convert(x) for x in inputs)
         if isinstance(inputs, dict):
             return {k: self._convert(v) for k, v in inputs.items()}
         if isinstance(inputs, TensorLike):
-            if inputs.dtype.name != self.dtype and not inputs.dtype.is_bool:
+            if self.autocast and inputs.dtype.name != self.dtype and not inputs.dtype.is_bool:
                 return cast(inputs, self.dtype)
             return inputs
         array = np.asarray(inputs)
-        if array.dtype.kind in "fiub":
+        if self.autocast and array.dtype.kind in "fiub":
             return Tensor(array.astype(np.dtype(self.dtype), copy=False))
         return convert_to_tensor(inputs)
 
     def compute_output_shape(self, input_shape: tuple) -> tuple:
         raise NotImplementedError(f"{type(self).__name__} does not compute output shapes without a call")
+
+
+def _flat_tensors(outputs: Any) -> list[Any]:
+    if isinstance(outputs, TensorLike):
+        return [outputs]
+    if isinstance(outputs, (list, tuple)):
+        return [o for x in outputs for o in _flat_tensors(x)]
+    if isinstance(outputs, dict):
+        return [o for k in sorted(outputs) for o in _flat_tensors(outputs[k])]
+    return []
 
 
 def _shape_of(inputs: Any) -> Any:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from minitape.keras.layers.base import Layer, incompatible
 from minitape.ops.api import reduce_mean, rsqrt, square
 
@@ -50,8 +52,8 @@ class BatchNormalization(Layer):
             mean = reduce_mean(inputs, axis=axes)
             variance = reduce_mean(square(inputs - mean), axis=axes)
             keep = self.momentum  # the running averages are state, not part of any gradient: plain numpy
-            self.moving_mean.assign(keep * self.moving_mean._value + (1 - keep) * mean._value)
-            self.moving_variance.assign(keep * self.moving_variance._value + (1 - keep) * variance._value)
+            self.moving_mean.assign(keep * np.asarray(self.moving_mean) + (1 - keep) * np.asarray(mean))
+            self.moving_variance.assign(keep * np.asarray(self.moving_variance) + (1 - keep) * np.asarray(variance))
         else:
             mean, variance = self.moving_mean, self.moving_variance
         outputs = (inputs - mean) * rsqrt(variance + self.epsilon)

@@ -1,0 +1,248 @@
+"""The functional API: `keras.Input` gives a symbolic `KerasTensor`; calling layers on it records a graph.
+
+A KerasTensor has a shape (None where any size fits, e.g. the batch axis) and a dtype,
+but no value. Calling a layer on one runs the layer once on placeholder values (to build
+its weights and learn its output shape) and returns new KerasTensors that remember the
+call (a `Node`). `Model(inputs, outputs)` then replays those calls, in order, on real tensors.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minitape import nest
+from minitape.dtypes import DType, as_dtype
+from minitape.keras import backend
+from minitape.tensor import Tensor, TensorLike
+
+
+class Node:
+    """One recorded layer call: the layer, its arguments (KerasTensors among them) and its symbolic outputs."""
+
+    def __init__(self, layer: Any, inputs: Any, args: tuple, kwargs: dict) -> None:
+        self.layer, self.inputs, self.args, self.kwargs = layer, inputs, args, kwargs
+        self.outputs: Any = None
+
+    def parents(self) -> list[KerasTensor]:
+        """The KerasTensors this call reads, in argument order."""
+        leaves = nest.flatten([self.inputs, list(self.args), self.kwargs])
+        return [x for x in leaves if isinstance(x, KerasTensor)]
+
+
+class KerasTensor:
+    """A symbolic tensor: a shape and a dtype, the input or output of a layer in a functional model."""
+
+    def __init__(self, shape: tuple, dtype: Any = "float32", name: str | None = None, node: Node | None = None):
+        self.shape = tuple(None if n is None else int(n) for n in shape)
+        self.dtype: DType = as_dtype(dtype)
+        self.name = name or backend.unique_name("keras_tensor")
+        self.node = node  # the layer call that made it; None for the output of keras.Input
+        self.input_layer: Any = None  # for keras.Input: its InputLayer
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __repr__(self) -> str:
+        return f"<KerasTensor shape={self.shape}, dtype={self.dtype.name}, sparse=False, name={self.name}>"
+
+    def _no_value(self, what: str) -> TypeError:
+        return TypeError(
+            f"{self!r} is symbolic: it has a shape and a dtype but no value, so it cannot {what}. "
+            "Build the model with keras.Model(inputs, outputs), then call the model on data."
+        )
+
+    def numpy(self) -> Any:
+        raise self._no_value("become a numpy array")
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        raise self._no_value("become a numpy array")
+
+    def __bool__(self) -> bool:
+        raise self._no_value("be used as a Python bool")
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    # Arithmetic on symbolic tensors becomes a Lambda layer, as Keras wraps ops on KerasTensors.
+    def _op(self, fn: Any, other: Any = None, unary: bool = False) -> KerasTensor:
+        from minitape.keras.layers.core import Lambda
+
+        if unary:
+            return Lambda(fn)(self)
+        if isinstance(other, KerasTensor):
+            return Lambda(lambda pair: fn(pair[0], pair[1]))([self, other])
+        return Lambda(lambda x: fn(x, other))(self)
+
+    def __add__(self, other: Any) -> KerasTensor:
+        return self._op(lambda a, b: a + b, other)
+
+    def __radd__(self, other: Any) -> KerasTensor:
+        return self._op(lambda a, b: b + a, other)
+
+    def __sub__(self, other: Any) -> KerasTensor:
+        return self._op(lambda a, b: a - b, other)
+
+    def __rsub__(self, other: Any) -> KerasTensor:
+        return self._op(lambda a, b: b - a, other)
+
+    def __mul__(self, other: Any) -> KerasTensor:
+        return self._op(lambda a, b: a * b, other)
+
+    def __rmul__(self, other: Any) -> KerasTensor:
+        return self._op(lambda a, b: b * a, other)
+
+    def __truediv__(self, other: Any) -> KerasTensor:
+        return self._op(lambda a, b: a / b, other)
+
+    def __neg__(self) -> KerasTensor:
+        return self._op(lambda a: -a, unary=True)
+
+    def __getitem__(self, key: Any) -> KerasTensor:
+        return self._op(lambda a: a[key], unary=True)
+
+
+def any_symbolic(inputs: Any, args: tuple) -> bool:
+    """Is any argument of a layer call a KerasTensor? Cheap for the usual case of one real tensor."""
+    if isinstance(inputs, KerasTensor):
+        return True
+    if isinstance(inputs, (TensorLike, np.ndarray)) and not args:
+        return False
+    return any(isinstance(x, KerasTensor) for x in nest.flatten([inputs, list(args)]))
+
+
+def _placeholder(kt: KerasTensor, free_size: int) -> Tensor:
+    """A real tensor standing in for `kt`: unknown sizes become `free_size`; ones (zeros for integers)."""
+    shape = tuple(free_size if n is None else n for n in kt.shape)
+    fill = np.ones if kt.dtype.is_floating else np.zeros
+    return Tensor(fill(shape, dtype=kt.dtype.as_numpy_dtype))
+
+
+def _run_on_placeholders(layer: Any, inputs: Any, args: tuple, kwargs: dict, free_size: int) -> Any:
+    def fill(x: Any) -> Any:
+        return _placeholder(x, free_size) if isinstance(x, KerasTensor) else x
+
+    return layer(nest.map_structure(fill, inputs), *nest.map_structure(fill, list(args)), **kwargs)
+
+
+def call_layer(layer: Any, inputs: Any, args: tuple, kwargs: dict) -> Any:
+    """`layer(keras_tensor)`: build the layer on placeholders and return symbolic outputs remembering the call."""
+    node = Node(layer, inputs, args, kwargs)
+    try:
+        first = _run_on_placeholders(layer, inputs, args, kwargs, 2)
+        unknown = any(None in kt.shape[1:] for kt in node.parents())
+        second = _run_on_placeholders(layer, inputs, args, kwargs, 3) if unknown else first
+    except Exception as error:
+        shapes = ", ".join(str(kt.shape) for kt in node.parents())
+        raise type(error)(
+            f'{error}\n(while calling layer "{layer.name}" ({type(layer).__name__}) on symbolic inputs of shape '
+            f"{shapes}, where None is any size)"
+        ) from error
+    batch_known = all(kt.shape and kt.shape[0] is not None for kt in node.parents())
+
+    def symbolic_output(a: Any, b: Any) -> KerasTensor:
+        shape = [None if m != n else m for m, n in zip(a.shape, b.shape)]
+        if shape and not batch_known:
+            shape[0] = None
+        return KerasTensor(tuple(shape), a.dtype, node=node)
+
+    flat_first, flat_second = nest.flatten(first), nest.flatten(second)
+    node.outputs = nest.pack_sequence_as(first, [symbolic_output(a, b) for a, b in zip(flat_first, flat_second)])
+    outputs = node.outputs
+    if isinstance(outputs, KerasTensor):
+        layer._output_shape = outputs.shape
+    else:
+        layer._output_shape = nest.map_structure(lambda kt: kt.shape, outputs)
+    return outputs
+
+
+class Graph:
+    """The layer calls between some Input KerasTensors and some output KerasTensors, in an order that can run."""
+
+    def __init__(self, inputs: Any, outputs: Any) -> None:
+        self.inputs, self.outputs = inputs, outputs
+        self.flat_inputs = nest.flatten(inputs)
+        self.flat_outputs = nest.flatten(outputs)
+        for kt in self.flat_inputs + self.flat_outputs:
+            if not isinstance(kt, KerasTensor):
+                raise TypeError(
+                    f"Model(inputs, outputs): every input and output must be a KerasTensor (from keras.Input or "
+                    f"a layer called on one), got {type(kt).__name__} {kt!r}"
+                )
+        for kt in self.flat_inputs:
+            if kt.node is not None:
+                raise ValueError(f"Model inputs must come from keras.Input(...); {kt!r} is the output of a layer")
+        self.nodes = self._order()
+
+    def _order(self) -> list[Node]:
+        """Depth-first from the outputs: each call after the calls it reads from."""
+        known = {id(kt) for kt in self.flat_inputs}
+        ordered: list[Node] = []
+        done: set = set()
+        for output in self.flat_outputs:
+            stack: list[tuple[Any, bool]] = [(output, False)]
+            while stack:
+                kt, expanded = stack.pop()
+                node = kt.node
+                if node is None:
+                    if id(kt) not in known:
+                        raise ValueError(
+                            f"Graph disconnected: the outputs depend on {kt!r} (Input '{kt.name}'), which is not "
+                            "among the model's inputs. Pass every keras.Input the outputs use to Model(inputs=...)."
+                        )
+                    continue
+                if id(node) in done:
+                    continue
+                if expanded:
+                    done.add(id(node))
+                    ordered.append(node)
+                    continue
+                stack.append((kt, True))
+                stack.extend((parent, False) for parent in reversed(node.parents()))
+        return ordered
+
+    def layers(self) -> list[Any]:
+        """InputLayers first, then each called layer once, in call order."""
+        found: list[Any] = [kt.input_layer for kt in self.flat_inputs if kt.input_layer is not None]
+        for node in self.nodes:
+            if all(node.layer is not f for f in found):
+                found.append(node.layer)
+        return found
+
+    def run(self, inputs: Any, training: Any) -> Any:
+        """Replay the recorded calls on real tensors: `inputs` in the structure of the model's inputs."""
+        values: dict[int, Any] = {}
+        for kt, value in zip(self.flat_inputs, self._flatten_given(inputs)):
+            values[id(kt)] = value
+
+        def value_of(x: Any) -> Any:
+            return values[id(x)] if isinstance(x, KerasTensor) else x
+
+        for node in self.nodes:
+            kwargs = nest.map_structure(value_of, node.kwargs)
+            kwargs.setdefault("training", training)
+            result = node.layer(
+                nest.map_structure(value_of, node.inputs), *nest.map_structure(value_of, list(node.args)), **kwargs
+            )
+            for kt, value in zip(nest.flatten(node.outputs), nest.flatten(result)):
+                values[id(kt)] = value
+        return nest.map_structure(value_of, self.outputs)
+
+    def _flatten_given(self, inputs: Any) -> list[Any]:
+        if isinstance(inputs, dict) and not isinstance(self.inputs, dict):
+            names = [kt.name for kt in self.flat_inputs]
+            missing = [n for n in names if n not in inputs]
+            if missing:
+                raise ValueError(f"The model's inputs are named {names}; the dict given lacks {missing}")
+            return [inputs[n] for n in names]
+        if len(self.flat_inputs) == 1 and not isinstance(inputs, (list, tuple, dict)):
+            return [inputs]
+        flat = nest.flatten(inputs)
+        if len(flat) != len(self.flat_inputs):
+            raise ValueError(
+                f"The model expects {len(self.flat_inputs)} input(s) "
+                f"{[kt.shape for kt in self.flat_inputs]}, but it received {len(flat)}"
+            )
+        return flat
