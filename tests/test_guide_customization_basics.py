@@ -39,10 +39,10 @@ def test_cell_04_shape_and_dtype(capsys):
     print(x.shape)
     print(x.dtype)
 
-    out = capsys.readouterr().out.splitlines()
-    assert _values_and_dtypes(out[0]) == [("[[2 3]]", "int32")]
-    assert out[1] == "(1, 2)"
-    assert "int32" in out[2]
+    tensor, shape, dtype = capsys.readouterr().out.rsplit("\n", 3)[:3]
+    assert _values_and_dtypes(tensor) == [("[[2 3]]", "int32")]
+    assert shape == "(1, 2)"
+    assert "int32" in dtype
 
 
 def test_cell_05_numpy_compatibility(capsys):
