@@ -22,6 +22,7 @@ import pytest
 import sklearn.metrics as sk_metrics
 from matplotlib import pyplot as plt
 from sklearn.datasets import load_breast_cancer
+from threadpoolctl import threadpool_limits
 
 import minitape as tf
 
@@ -167,6 +168,11 @@ def test_cells_03_15_the_data():
 
 @pytest.fixture(scope="module")
 def trained():
+    with threadpool_limits(limits=1):  # one BLAS thread: the CPUs are shared
+        return _train()
+
+
+def _train():
     """Cells 16 to 24 (normalise, the model, the data pipeline, 200 epochs), run once for the tests below."""
     _, _, _, (x_train, y_train, x_test, y_test) = _cells_03_13()
     printed = io.StringIO()
