@@ -269,6 +269,7 @@ def test_cells_15_16_loss_and_accuracy():
 
 @pytest.fixture(scope="module")
 def trained():
+    """The trained model and what training printed, shared by the tests below (training runs once)."""
     with threadpool_limits(limits=1):  # one BLAS thread: the CPUs are shared
         return _train()
 
