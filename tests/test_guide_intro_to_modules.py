@@ -329,9 +329,20 @@ def test_cells_35_36_the_functional_api(capsys):
     assert re.search(r"Total params: 20\b", summary)  # 3·3 + 3 and 3·2 + 2
 
 
+class UnregisteredSequentialModel(tf.keras.Model):
+    """Cell 32's model without its registration decorator, so that the saving test checks saving alone."""
+
+    def __init__(self, name=None, **kwargs):
+        super().__init__(**kwargs)
+        self.dense_1 = FlexibleDense(out_features=3)
+        self.dense_2 = FlexibleDense(out_features=2)
+
+    def call(self, x):
+        return self.dense_2(self.dense_1(x))
+
+
 def test_cells_37_39_keras_files_are_not_there():
-    MySequentialModel = _my_sequential_model_class()
-    my_sequential_model = MySequentialModel(name="the_model")
+    my_sequential_model = UnregisteredSequentialModel(name="the_model")
     my_sequential_model(tf.constant([[2.0, 2.0, 2.0]]))
 
     with pytest.raises((AttributeError, NotImplementedError), match=NAMES_MINITAPE_AND_SAVING):
