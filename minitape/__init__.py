@@ -18,15 +18,36 @@ from typing import Any
 
 import numpy as np
 
-from minitape import autodiff, context, debugging, dtypes, errors, image, linalg, math, nest, nn, random
+from minitape import (
+    autodiff,
+    config,
+    context,
+    data,
+    debugging,
+    dtypes,
+    errors,
+    image,
+    linalg,
+    math,
+    missing,
+    nest,
+    nn,
+    random,
+)
+from minitape.config import device
 from minitape.custom_gradient import custom_gradient
 from minitape.dtypes import DType, as_dtype, bool, float16, float32, float64, int8, int16, int32, int64, uint8, uint16
 from minitape.execute import constant, convert_to_tensor
 from minitape.ops.api import *  # noqa: F403 - the op namespace, as tf.*
+from minitape.ops.composite_ops import clip_by_global_norm, cumsum, map_fn, truediv, vectorized_map
+from minitape.ops.mask_ops import boolean_mask
 from minitape.ops.nn_ops import one_hot
 from minitape.ops.operands import add, divide, floordiv, floormod, maximum, minimum, multiply, pow, subtract
+from minitape.ops.shape_ops import ensure_shape, meshgrid, repeat, reverse, split
+from minitape.printing import print
 from minitape.registry import RegisterGradient, defop, no_gradient
 from minitape.tape import GradientTape, UnconnectedGradients
+from minitape.tensor_spec import TensorSpec
 from minitape.variables import Variable
 
 newaxis = None
@@ -98,25 +119,21 @@ from minitape import test_util  # noqa: E402,F401 - uses the namespace above
 
 
 def __getattr__(name: str) -> Any:
-    """`mt.keras` loads on first use, so `import minitape` stays light."""
+    """`mt.keras` loads on first use, so `import minitape` stays light; a name TensorFlow has says it is missing."""
     if name == "keras":
         import importlib
 
         return importlib.import_module("minitape.keras")
-    if name in _NOT_IMPLEMENTED:
-        raise AttributeError(
-            f"minitape has no tf.{name}: {_NOT_IMPLEMENTED[name]}. minitape covers the eager GradientTape API "
-            "and what the lessons need; see 'What is not there' in README.md"
-        )
-    raise AttributeError(f"module 'minitape' has no attribute {name!r}")
+    missing.raise_missing("tf", name, _NOT_IMPLEMENTED)
 
 
-_NOT_IMPLEMENTED = {
-    "data": "pass numpy arrays to model.fit, or slice batches yourself",
-    "saved_model": "models cannot be saved",
-    "IndexedSlices": "the gradient of gather is a dense tensor",
-    "sparse": "tensors are dense numpy arrays",
-    "distribute": "minitape runs in one process on the CPU",
-}
+_NOT_IMPLEMENTED = missing.TOP_LEVEL  # what TensorFlow has and minitape leaves out, with what to use instead
 
+from minitape.init_ops import (  # noqa: E402 - TensorFlow's top-level initializers
+    constant_initializer,
+    ones_initializer,
+    random_normal_initializer,
+    random_uniform_initializer,
+    zeros_initializer,
+)
 from minitape.module import Module  # noqa: E402 - tf.Module; needs name_scope above

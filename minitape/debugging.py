@@ -39,3 +39,7 @@ def check_numerics(tensor: Any, message: str, name: str | None = None) -> Any:
     if t.dtype.is_floating and not np.all(np.isfinite(t._value)):
         raise InvalidArgumentError(f"{message}: tensor had NaN or inf values")
     return t
+
+
+def set_log_device_placement(enabled: bool) -> None:
+    """Accepted and ignored: every op runs on the CPU (see mt.config)."""

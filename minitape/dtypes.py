@@ -24,6 +24,28 @@ class DType:
     def base_dtype(self) -> DType:
         return self
 
+    @property
+    def is_unsigned(self) -> bool:
+        return np.issubdtype(self.as_numpy_dtype, np.unsignedinteger)
+
+    @property
+    def size(self) -> int:
+        """Bytes per element."""
+        return np.dtype(self.as_numpy_dtype).itemsize
+
+    @property
+    def min(self) -> Any:
+        """The smallest value of the type (False for bool)."""
+        return self._limits().min if not self.is_bool else False
+
+    @property
+    def max(self) -> Any:
+        """The largest value of the type (True for bool)."""
+        return self._limits().max if not self.is_bool else True
+
+    def _limits(self) -> Any:
+        return np.finfo(self.as_numpy_dtype) if self.is_floating else np.iinfo(self.as_numpy_dtype)
+
     def __repr__(self) -> str:
         return f"mt.{self.name}"
 

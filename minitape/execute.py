@@ -36,6 +36,12 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None 
         raise TypeError(f"cannot convert {value!r} to a tensor of dtype {target.name} without losing the fraction")
     if array.dtype.kind in "OUS":
         raise TypeError(f"cannot convert {value!r} (of type {type(value).__name__}) to a tensor of numbers")
+    if array.dtype.kind in "iu" and target.is_integer and array.size:
+        limits = np.iinfo(target.as_numpy_dtype)
+        if array.min() < limits.min or array.max() > limits.max:  # numpy would wrap around without a word
+            raise TypeError(
+                f"cannot convert {value!r} to {target.name}: it holds values outside [{limits.min}, {limits.max}]"
+            )
     array = np.array(array, dtype=target.as_numpy_dtype)
     if shape is not None:
         array = np.broadcast_to(array, tuple(shape)).copy() if array.size == 1 else array.reshape(tuple(shape))
@@ -58,7 +64,8 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
         hint = as_dtype(dtype_hint)
         if natural.is_floating and not hint.is_floating:
             raise TypeError(f"cannot convert {value!r} to a tensor of dtype {hint.name}")
-        dtype = hint if natural.is_floating or hint.is_floating or natural == hint else None
+        same_kind = natural.is_integer and hint.is_integer  # a Python int joins an int64 or uint8 tensor, as in TF
+        dtype = hint if natural.is_floating or hint.is_floating or natural == hint or same_kind else None
     return constant(value, dtype=dtype)
 
 

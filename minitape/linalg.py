@@ -6,7 +6,7 @@ The matrices are the last two axes; leading axes are a batch. The primitives and
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -24,6 +24,7 @@ from minitape.ops.api import (  # noqa: F401 - re-exported under tf.linalg's nam
     tensordot,
     transpose_last,
 )
+from minitape.ops.composite_ops import global_norm  # noqa: F401
 from minitape.ops.linalg_ops import (
     cholesky_op,
     det_op,
@@ -33,6 +34,7 @@ from minitape.ops.linalg_ops import (
     inverse_op,
     slogdet_op,
     solve_op,
+    svd_op,
 )
 from minitape.tensor import Tensor, TensorLike
 
@@ -89,6 +91,13 @@ def eigvalsh(tensor: Any, name: str | None = None) -> Tensor:
     return eigh(tensor)[0]
 
 
+def svd(tensor: Any, full_matrices: bool = False, compute_uv: bool = True, name: str | None = None) -> Any:
+    """(s, u, v) with tensor = u @ diag(s) @ v^T (note: v, not its transpose, as TensorFlow); s descending.
+    With compute_uv=False, only s. Differentiable for distinct non-zero singular values."""
+    s, u, v = svd_op(tensor, full_matrices=bool(full_matrices))
+    return (s, u, v) if compute_uv else s
+
+
 def diag_part(input: Any, name: str | None = None, k: int = 0, padding_value: Any = 0, align: Any = None) -> Tensor:
     """The main diagonal of each matrix in the last two axes."""
     if k != 0:
@@ -112,6 +121,47 @@ def trace(x: Any, name: str | None = None) -> Tensor:
 def matvec(a: Any, b: Any, transpose_a: bool = False, adjoint_a: bool = False, name: str | None = None) -> Tensor:
     """a @ b for a batch of matrices a (..., m, n) and vectors b (..., n): the result is (..., m)."""
     return squeeze(matmul(a, expand_dims(b, -1), transpose_a=transpose_a or adjoint_a), axis=-1)
+
+
+def band_part(input: Any, num_lower: int, num_upper: int, name: str | None = None) -> Tensor:
+    """Keep the band of each matrix: num_lower diagonals below the main one and num_upper above (-1: all of
+    them); zero the rest. `band_part(mt.ones((n, n)), -1, 0)` is the lower-triangular (look-ahead) mask."""
+    from minitape.ops.api import where, zeros_like
+
+    rows, cols = _shape(input)[-2:]
+    i, j = np.arange(rows)[:, None], np.arange(cols)[None, :]
+    lower, upper = int(num_lower), int(num_upper)
+    keep = ((lower < 0) | (i - j <= lower)) & ((upper < 0) | (j - i <= upper))
+    value = input if isinstance(input, TensorLike) else Tensor(np.asarray(input))
+    return where(Tensor(np.broadcast_to(keep, _shape(input)).copy()), value, zeros_like(value))
+
+
+def set_diag(input: Any, diagonal: Any, name: str | None = None, k: int = 0, align: Any = None) -> Tensor:
+    """`input` with its main diagonal replaced by `diagonal`."""
+    if k != 0:
+        raise NotImplementedError("set_diag with k != 0 is not supported by minitape")
+    return input + diag_embed_op(diagonal - diag_part(input), shape=_shape(input))
+
+
+def triangular_solve(matrix: Any, rhs: Any, lower: bool = True, adjoint: bool = False, name: Any = None) -> Tensor:
+    """X with matrix @ X = rhs, reading only the lower (or upper) triangle of `matrix`, as TensorFlow does."""
+    triangle = band_part(matrix, -1, 0) if lower else band_part(matrix, 0, -1)
+    return solve(triangle, rhs, adjoint=adjoint)
+
+
+def lstsq(matrix: Any, rhs: Any, l2_regularizer: float = 0.0, fast: bool = True, name: str | None = None) -> Tensor:
+    """The least-squares X minimising |matrix @ X - rhs|^2 + l2 |X|^2, from the normal equations (TensorFlow's
+    fast path): (A^T A + l2 I) X = A^T rhs, or X = A^T (A A^T + l2 I)^-1 rhs when A has more columns than rows."""
+    rows, cols = _shape(matrix)[-2:]
+    if rows >= cols:
+        gram = matmul(matrix, matrix, transpose_a=True) + l2_regularizer * eye(cols, dtype=_dtype(matrix))
+        return solve(gram, matmul(matrix, rhs, transpose_a=True))
+    gram = matmul(matrix, matrix, transpose_b=True) + l2_regularizer * eye(rows, dtype=_dtype(matrix))
+    return matmul(matrix, solve(gram, rhs), transpose_a=True)
+
+
+def _dtype(x: Any) -> Any:
+    return x.dtype if isinstance(x, TensorLike) else np.asarray(x).dtype
 
 
 _MATRIX_ORDS = ("euclidean", "fro", 1, 2, np.inf)
@@ -169,7 +219,7 @@ def _matrix_norm(tensor: Any, ord: Any, axes: tuple[int, int], keep: bool) -> Te
 def _norm_axes(axis: Any, rank: int) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(rank)) if rank == 1 else (None,)
-    axes = tuple(int(a) for a in np.asarray(axis._array() if isinstance(axis, TensorLike) else axis).ravel())
+    axes = tuple(int(a) for a in np.asarray(axis.numpy() if isinstance(axis, TensorLike) else axis).ravel())
     if len(axes) not in (1, 2) or any(not -rank <= a < rank for a in axes) or len({a % rank for a in axes}) < len(axes):
         raise ValueError(
             f"norm: axis {axis!r} must be one axis or a pair of distinct axes of a tensor of rank {rank}, "
@@ -180,3 +230,9 @@ def _norm_axes(axis: Any, rank: int) -> tuple[int, ...]:
 
 def _shape(x: Any) -> tuple[int, ...]:
     return tuple(x.shape) if isinstance(x, TensorLike) else np.shape(x)
+
+
+def __getattr__(name: str) -> NoReturn:
+    from minitape import missing
+
+    missing.raise_missing("tf.linalg", name, missing.LINALG)

@@ -1,5 +1,7 @@
 """`mt.math`: elementwise math and reductions under TensorFlow's `tf.math` names."""
 
+from typing import NoReturn
+
 from minitape.ops.api import (  # noqa: F401
     abs,
     add_n,
@@ -44,7 +46,24 @@ from minitape.ops.api import (  # noqa: F401
     tan,
     tanh,
 )
-from minitape.ops.nn_ops import softplus  # noqa: F401
+from minitape.ops.composite_ops import (  # noqa: F401
+    ceil,
+    confusion_matrix,
+    count_nonzero,
+    cumsum,
+    divide_no_nan,
+    erf,
+    expm1,
+    is_inf,
+    l2_normalize,
+    log_sigmoid,
+    multiply_no_nan,
+    reduce_euclidean_norm,
+    softsign,
+    truediv,
+    xlogy,
+)
+from minitape.ops.nn_ops import log_softmax, softmax, softplus  # noqa: F401
 from minitape.ops.operands import (  # noqa: F401
     add,
     divide,
@@ -56,3 +75,11 @@ from minitape.ops.operands import (  # noqa: F401
     pow,
     subtract,
 )
+
+mod = floormod
+
+
+def __getattr__(name: str) -> NoReturn:
+    from minitape import missing
+
+    missing.raise_missing("tf.math", name, missing.MATH)

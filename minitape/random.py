@@ -64,6 +64,20 @@ def shuffle(value: Any, seed: Any = None, name: Any = None) -> Tensor:
     return Tensor(array[_rng(seed).permutation(len(array))])
 
 
+def categorical(logits: Any, num_samples: int, dtype: Any = None, seed: Any = None, name: Any = None) -> Tensor:
+    """For each row of `logits` (batch, classes), `num_samples` class indices drawn with probabilities
+    softmax(row); int64 by default."""
+    values = np.asarray(getattr(logits, "numpy", lambda: logits)(), dtype=np.float64)
+    if values.ndim != 2:
+        raise ValueError(f"random.categorical: logits must be 2-D (batch, classes), got shape {list(values.shape)}")
+    shifted = np.exp(values - values.max(axis=1, keepdims=True))
+    probabilities = shifted / shifted.sum(axis=1, keepdims=True)
+    rng = _rng(seed)
+    draws = [rng.choice(values.shape[1], size=int(num_samples), p=row) for row in probabilities]
+    out = np.array(draws, dtype=np.int64).reshape(values.shape[0], int(num_samples))
+    return Tensor(out.astype(as_dtype(dtype or "int64").as_numpy_dtype))
+
+
 def generator() -> np.random.Generator:
     """The global numpy generator (for library code that needs more than the functions above)."""
     return _generator

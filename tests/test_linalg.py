@@ -116,3 +116,67 @@ def symmetric(a):
 )
 def test_gradients_to_second_order(f, args):
     check_gradients(f, args, order=2)
+
+
+def test_band_part_as_documented():
+    x = mt.constant([[0, 1, 2, 3], [-1, 0, 1, 2], [-2, -1, 0, 1], [-3, -2, -1, 0]])
+    assert mt.linalg.band_part(x, 1, -1).numpy().tolist() == [[0, 1, 2, 3], [-1, 0, 1, 2], [0, -1, 0, 1], [0, 0, -1, 0]]
+    assert mt.linalg.band_part(x, 2, 1).numpy().tolist() == [
+        [0, 1, 0, 0],
+        [-1, 0, 1, 0],
+        [-2, -1, 0, 1],
+        [0, -2, -1, 0],
+    ]
+    assert mt.linalg.band_part(mt.ones((3, 3)), -1, 0).numpy().tolist() == np.tril(np.ones((3, 3))).tolist()
+
+
+def test_set_diag_triangular_solve_and_lstsq():
+    assert mt.linalg.set_diag(mt.zeros((2, 3)), [1.0, 2.0]).numpy().tolist() == [[1, 0, 0], [0, 2, 0]]
+    a = A.numpy()
+    np.testing.assert_allclose(mt.linalg.triangular_solve(A, B).numpy(), np.linalg.solve(np.tril(a), B.numpy()))
+    np.testing.assert_allclose(
+        mt.linalg.triangular_solve(A, B, lower=False).numpy(), np.linalg.solve(np.triu(a), B.numpy())
+    )
+    tall = RNG.normal(size=(6, 2))
+    rhs = RNG.normal(size=(6, 1))
+    np.testing.assert_allclose(
+        mt.linalg.lstsq(mt.constant(tall), mt.constant(rhs)).numpy(), np.linalg.lstsq(tall, rhs, rcond=None)[0]
+    )
+    wide = tall.T  # more columns than rows: the minimum-norm solution
+    np.testing.assert_allclose(
+        mt.linalg.lstsq(mt.constant(wide), mt.constant(rhs[:2])).numpy(), np.linalg.lstsq(wide, rhs[:2], rcond=None)[0]
+    )
+
+
+@pytest.mark.parametrize(
+    "f, args",
+    [
+        (lambda a: mt.linalg.band_part(a, 1, 0), [A]),
+        (lambda a, b: mt.linalg.set_diag(a, b[:, 0]), [A, B]),
+        (lambda a, b: mt.linalg.triangular_solve(a, b, lower=False), [A, B]),
+        (lambda a, b: mt.linalg.lstsq(a, b[:, :1], l2_regularizer=0.1), [B, A]),
+    ],
+)
+def test_more_gradients_to_second_order(f, args):
+    check_gradients(f, args, order=2)
+
+
+def test_svd_as_tensorflow_s_matrix_guide_uses_it():
+    a = mt.constant(RNG.normal(size=(40, 30)))
+    s, u, v = mt.linalg.svd(a)
+    assert (s.shape, u.shape, v.shape) == ((30,), (40, 30), (30, 30))
+    np.testing.assert_allclose((u @ mt.linalg.diag(s) @ mt.transpose(v)).numpy(), a.numpy(), atol=1e-12)
+    np.testing.assert_allclose(mt.einsum("s,us,vs -> uv", s, u, v).numpy(), a.numpy(), atol=1e-12)
+    rank_10 = mt.einsum("s,us,vs -> uv", s[:10], u[:, :10], v[:, :10])
+    assert float(mt.norm(a - rank_10) ** 2) == pytest.approx(float(mt.reduce_sum(s[10:] ** 2)))  # Eckart-Young
+    np.testing.assert_allclose(mt.linalg.svd(a, compute_uv=False).numpy(), np.linalg.svd(a.numpy())[1])
+    batch = mt.linalg.svd(mt.constant(RNG.normal(size=(3, 5, 4))), compute_uv=False)
+    assert batch.shape == (3, 4)
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 4), (2, 3, 3)])
+def test_svd_gradients_to_second_order(shape):
+    x = mt.constant(RNG.normal(size=shape))
+    check_gradients(lambda a: mt.linalg.svd(a, compute_uv=False), [x], order=2)
+    check_gradients(lambda a: mt.linalg.svd(a)[1] ** 2, [x], order=2)  # squared: the vectors' signs vary
+    check_gradients(lambda a: mt.linalg.svd(a)[2] ** 2, [x], order=2)

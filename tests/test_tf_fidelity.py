@@ -231,6 +231,13 @@ def test_small_integer_dtypes_divide_as_tensorflow_s_truediv_table():
         assert (mt.constant([4], dtype) / mt.constant([2], dtype)).dtype == result
     assert (mt.constant([4]) / mt.constant([2])).dtype == mt.float64
     assert (mt.constant([4], mt.int64) / 2).dtype == mt.float64
+    assert "same dtype" in message_of(TypeError, lambda: mt.constant([4], mt.uint8) / mt.constant([2]))
+
+
+def test_dtype_limits_as_tensorflow():
+    assert (mt.uint8.min, mt.uint8.max, mt.int8.min, mt.int16.max, mt.uint16.max) == (0, 255, -128, 32767, 65535)
+    assert mt.uint8.is_unsigned and not mt.int8.is_unsigned and mt.int16.size == 2 and mt.float32.max > 3e38
+    assert mt.cast(mt.constant([1.9, -1.9]), mt.int8).numpy().tolist() == [1, -1]  # towards zero, as TF
 
 
 def test_reduce_mean_of_integers_stays_integer_and_truncates():
@@ -263,3 +270,89 @@ def test_function_returns_tensors_for_python_numbers():
     pair = mt.function(lambda: (1.5, None))()
     assert isinstance(pair[0], mt.Tensor) and pair[0].dtype == mt.float32 and pair[1] is None
     assert float(mt.function(reduce_retracing=True)(lambda x: x + 1)(mt.constant(1.0))) == 2.0
+
+
+def test_python_ints_join_int64_and_uint8_tensors_and_never_wrap_around():
+    assert (mt.constant([1], mt.int64) * 2).dtype == mt.int64
+    assert (mt.constant([1], mt.uint8) + 2).numpy().tolist() == [3]
+    assert "outside [0, 255]" in message_of(TypeError, lambda: mt.constant([1], mt.uint8) + 300)
+    assert "outside" in message_of(TypeError, lambda: mt.constant(300, mt.uint8))
+
+
+# ---- boolean_mask, dropout, config ---------------------------------------------------------------------
+def test_boolean_mask_as_tensorflow_documents():
+    assert mt.boolean_mask(mt.constant([0, 1, 2, 3]), [True, False, True, False]).numpy().tolist() == [0, 2]
+    rows = mt.boolean_mask(mt.constant([[1, 2], [3, 4], [5, 6]]), np.array([True, False, True]))
+    assert rows.numpy().tolist() == [[1, 2], [5, 6]]
+    cube = np.arange(24).reshape(2, 3, 4)
+    mask = np.array([[True, False, True, False], [False, True, True, True], [False, False, False, True]])
+    np.testing.assert_array_equal(mt.boolean_mask(mt.constant(cube), mask, axis=1).numpy(), cube[:, mask])
+    assert "[2]" in message_of(ValueError, lambda: mt.boolean_mask(mt.ones(3), [True, False]))
+    assert "bool" in message_of(TypeError, lambda: mt.boolean_mask(mt.ones(3), [1, 0, 1]))
+
+
+def test_boolean_mask_gradient_goes_to_the_selected_entries():
+    x = mt.constant([[1.0, 2.0], [3.0, 4.0]], mt.float64)
+    mask = mt.constant([[True, False], [False, True]])
+    with mt.GradientTape() as tape:
+        tape.watch(x)
+        y = mt.reduce_sum(mt.boolean_mask(x, mask) ** 2)
+    assert tape.gradient(y, x).numpy().tolist() == [[2.0, 0.0], [0.0, 8.0]]
+    check_gradients(lambda t: mt.boolean_mask(t, mask) ** 3, [x], order=2)
+
+
+def test_dropout_scales_the_kept_entries_and_repeats_with_a_seed():
+    x = mt.ones([3, 5])
+    out = mt.nn.dropout(x, rate=0.8, seed=1).numpy()
+    assert set(np.unique(out)) <= {0.0, 5.0} and out.dtype == np.float32  # 1 / (1 - 0.8)
+    np.testing.assert_array_equal(mt.nn.dropout(x, 0.5, seed=4).numpy(), mt.nn.dropout(x, 0.5, seed=4).numpy())
+    rows = mt.nn.dropout(x, 0.5, noise_shape=[3, 1], seed=2).numpy()
+    assert all(len(set(row)) == 1 for row in rows)  # a whole row kept or dropped
+    assert mt.nn.dropout(x, 0.0) is x
+    assert "[0, 1)" in message_of(ValueError, lambda: mt.nn.dropout(x, 1.0))
+    assert "floating-point" in message_of(ValueError, lambda: mt.nn.dropout(mt.constant([1, 2]), 0.5))
+    v = mt.Variable([1.0, 2.0, 3.0, 4.0])
+    with mt.GradientTape() as tape:
+        y = mt.nn.dropout(v, 0.5, seed=3)
+        total = mt.reduce_sum(y)
+    np.testing.assert_array_equal(tape.gradient(total, v).numpy(), y.numpy() / v.numpy())
+
+
+def test_config_and_device_are_harmless():
+    assert len(mt.config.list_physical_devices("GPU")) == 0
+    (cpu,) = mt.config.list_physical_devices()
+    assert cpu.device_type == "CPU" and cpu.name == "/physical_device:CPU:0"
+    mt.config.experimental.set_memory_growth(cpu, True)
+    mt.config.set_visible_devices([], "GPU")
+    mt.config.run_functions_eagerly(True)
+    assert mt.config.functions_run_eagerly()
+    with mt.device("/CPU:0"):
+        assert float(mt.constant(2.0) * 3.0) == 6.0
+    with pytest.warns(UserWarning, match="no GPU"):
+        with mt.device("/GPU:0"):
+            pass
+
+
+# ---- the sweep: more inputs numpy would answer and TensorFlow refuses --------------------------------
+def test_pad_needs_one_pair_per_axis():
+    text = message_of(InvalidArgumentError, lambda: mt.pad(mt.ones((2, 3)), [[1, 1]]))
+    assert "[2, 3]" in text and "give 2 pairs" in text  # numpy would pad both axes with the one pair
+    assert mt.pad(mt.ones((2, 3)), [[1, 1], [0, 2]]).shape == (4, 5)
+
+
+def test_unary_arithmetic_refuses_bool():
+    t = mt.constant([True, False])
+    for fn in (mt.abs, mt.square, mt.negative, mt.sign, mt.reciprocal):
+        assert "bool" in message_of(InvalidArgumentError, lambda fn=fn: fn(t))
+
+
+def test_one_hot_needs_integer_indices_and_where_a_bool_condition():
+    assert "integers" in message_of(TypeError, lambda: mt.one_hot(mt.constant([1.0, 2.0]), 3))
+    assert "bool" in message_of(TypeError, lambda: mt.where(mt.constant([1, 0]), 1.0, 2.0))
+    assert mt.where(mt.constant([True, False]), 1.0, 2.0).numpy().tolist() == [1.0, 2.0]
+
+
+def test_argmax_gives_int64_unless_output_type_says_otherwise():
+    x = mt.constant([[1.0, 5.0], [7.0, 2.0]])
+    assert mt.argmax(x, axis=1).dtype == mt.int64 and mt.argmax(x, axis=1).numpy().tolist() == [1, 0]
+    assert mt.argmin(x, axis=0, output_type=mt.int32).dtype == mt.int32

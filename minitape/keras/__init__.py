@@ -8,6 +8,7 @@ from minitape.keras import (
     activations,
     backend,
     callbacks,
+    constraints,
     datasets,
     initializers,
     layers,
@@ -15,7 +16,34 @@ from minitape.keras import (
     metrics,
     models,
     optimizers,
+    regularizers,
     utils,
 )
 from minitape.keras.layers import Layer
 from minitape.keras.models import Input, Model, Sequential
+from minitape.keras.unsupported import missing
+
+__all__ = [
+    "Input",
+    "Layer",
+    "Model",
+    "Sequential",
+    "activations",
+    "backend",
+    "callbacks",
+    "constraints",
+    "datasets",
+    "initializers",
+    "layers",
+    "losses",
+    "metrics",
+    "models",
+    "optimizers",
+    "regularizers",
+    "utils",
+]
+
+
+def __getattr__(name: str) -> object:
+    """Parts of Keras that minitape leaves out raise an error that says so and what to use instead."""
+    raise missing("keras", name)

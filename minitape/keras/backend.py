@@ -83,6 +83,19 @@ def call_context() -> Iterator[bool]:
         _training.depth -= 1
 
 
+_regularized_weights = 0  # how many weights with a regularizer were ever made: 0 lets `layer.losses` skip its walk
+
+
+def note_regularized_weight() -> None:
+    global _regularized_weights
+    _regularized_weights += 1
+
+
+def losses_may_exist() -> bool:
+    """Could any layer hold a loss (a regularized weight anywhere, or an add_loss in this thread)?"""
+    return bool(_regularized_weights or _training.loss_owners)
+
+
 def note_loss_owner(layer: object) -> None:
     _training.loss_owners.append(layer)
 

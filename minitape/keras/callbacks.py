@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+import warnings
 from typing import Any
 
 
@@ -43,6 +44,125 @@ class History(Callback):
 
     def __repr__(self) -> str:
         return f"<History epochs={len(self.epoch)} keys={list(self.history)}>"
+
+
+class EarlyStopping(Callback):
+    """Stop `fit` when `monitor` (default 'val_loss') has not improved by min_delta for `patience` epochs."""
+
+    def __init__(
+        self,
+        monitor: str = "val_loss",
+        min_delta: float = 0.0,
+        patience: int = 0,
+        verbose: int = 0,
+        mode: str = "auto",
+        baseline: float | None = None,
+        restore_best_weights: bool = False,
+        start_from_epoch: int = 0,
+    ) -> None:
+        super().__init__()
+        if mode not in ("auto", "min", "max"):
+            raise ValueError(f"EarlyStopping: mode must be 'auto', 'min' or 'max', got {mode!r}")
+        if mode == "auto":
+            mode = "max" if "acc" in monitor or monitor.endswith("auc") else "min"
+        self.monitor, self.min_delta, self.patience, self.verbose = monitor, abs(min_delta), patience, verbose
+        self.mode, self.baseline, self.restore_best_weights = mode, baseline, restore_best_weights
+        self.start_from_epoch = start_from_epoch
+        self.stopped_epoch = 0
+
+    def _better(self, value: float, reference: float | None) -> bool:
+        if reference is None:
+            return True
+        if self.mode == "min":
+            return value < reference - self.min_delta
+        return value > reference + self.min_delta
+
+    def on_train_begin(self, logs: dict | None = None) -> None:
+        self.wait, self.stopped_epoch = 0, 0
+        self.best: float | None = None
+        self.best_weights: list | None = None
+        self.best_epoch = 0
+
+    def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
+        value = (logs or {}).get(self.monitor)
+        if value is None:
+            warnings.warn(
+                f"Early stopping conditioned on metric `{self.monitor}` which is not available. "
+                f"Available metrics are: {','.join(logs or {})}",
+                stacklevel=2,
+            )
+            return
+        if epoch < self.start_from_epoch:
+            return
+        if self.restore_best_weights and self.best_weights is None:
+            self.best_weights = self.model.get_weights()
+        self.wait += 1
+        if self._better(value, self.best):
+            self.best, self.best_epoch = value, epoch
+            if self.restore_best_weights:
+                self.best_weights = self.model.get_weights()
+            if self.baseline is None or self._better(value, self.baseline):
+                self.wait = 0
+            return
+        if self.wait >= self.patience and epoch > 0:
+            self.stopped_epoch = epoch
+            self.model.stop_training = True
+
+    def on_train_end(self, logs: dict | None = None) -> None:
+        if self.stopped_epoch > 0 and self.verbose > 0:
+            print(f"Epoch {self.stopped_epoch + 1}: early stopping")
+        if self.restore_best_weights and self.best_weights is not None and self.stopped_epoch > 0:
+            if self.verbose > 0:
+                print(f"Restoring model weights from the end of the best epoch: {self.best_epoch + 1}.")
+            self.model.set_weights(self.best_weights)
+
+
+class LearningRateScheduler(Callback):
+    """At the start of each epoch, set the optimizer's learning rate to `schedule(epoch, current_lr)`."""
+
+    def __init__(self, schedule: Any, verbose: int = 0) -> None:
+        super().__init__()
+        self.schedule, self.verbose = schedule, verbose
+
+    def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None:
+        optimizer = self.model.optimizer
+        try:
+            rate = self.schedule(epoch, optimizer.current_learning_rate())
+        except TypeError:  # a schedule of the epoch only
+            rate = self.schedule(epoch)
+        optimizer.learning_rate = float(rate)
+        if self.verbose > 0:
+            print(f"\nEpoch {epoch + 1}: LearningRateScheduler setting learning rate to {float(rate)}.")
+
+
+class LambdaCallback(Callback):
+    """A callback from functions: on_epoch_end=lambda epoch, logs: ..., and so on."""
+
+    def __init__(self, **hooks: Any) -> None:
+        super().__init__()
+        known = {
+            "on_epoch_begin",
+            "on_epoch_end",
+            "on_train_begin",
+            "on_train_end",
+            "on_train_batch_begin",
+            "on_train_batch_end",
+            "on_batch_begin",
+            "on_batch_end",
+        }
+        unknown = set(hooks) - known
+        if unknown:
+            raise TypeError(f"LambdaCallback: unknown hook(s) {sorted(unknown)}; use {sorted(known)}")
+        for name, fn in hooks.items():
+            name = {"on_batch_begin": "on_train_batch_begin", "on_batch_end": "on_train_batch_end"}.get(name, name)
+            setattr(self, name, fn)
+
+
+def __getattr__(name: str) -> Any:
+    """TensorBoard, ModelCheckpoint, ...: an error that says they are missing and what to use instead."""
+    from minitape.keras.unsupported import missing
+
+    raise missing("keras.callbacks", name)
 
 
 class Progbar:

@@ -13,11 +13,13 @@ import numpy as np
 
 from minitape import name_scope
 from minitape.keras import backend
-from minitape.ops.api import clip_by_value, log, reduce_mean, reduce_sum, reshape, square
+from minitape.ops.api import abs as abs_
+from minitape.ops.api import clip_by_value, log, maximum, minimum, reduce_mean, reduce_sum, reshape, rsqrt, square
 from minitape.ops.math_ops import cast
 from minitape.ops.nn_ops import (
     log_softmax,
     sigmoid_cross_entropy_with_logits,
+    softplus,
     sparse_softmax_cross_entropy_with_logits,
 )
 from minitape.tensor import Tensor, TensorLike
@@ -122,19 +124,97 @@ def mean_squared_error(y_true: Any, y_pred: Any) -> Any:
     return reduce_mean(square(y_true - y_pred), axis=-1)
 
 
-class Loss:
-    """`loss(y_true, y_pred)`: the per-example loss of `fn`, averaged over the batch."""
+def mean_absolute_error(y_true: Any, y_pred: Any) -> Any:
+    """Per-example mean over the last axis of |y_true - y_pred|."""
+    y_true, y_pred = _paired("MeanAbsoluteError", y_true, y_pred, "they must match (reshape one, e.g. y[:, None])")
+    return reduce_mean(abs_(y_true - y_pred), axis=-1)
 
-    def __init__(self, fn: Any, name: str, reduction: str = "sum_over_batch_size", **options: Any) -> None:
-        if reduction not in ("sum_over_batch_size", "auto", "sum", "none"):
-            raise ValueError(f"{name}: reduction must be 'sum_over_batch_size', 'sum' or 'none', not {reduction!r}")
-        self.fn, self.name, self.reduction, self.options = fn, name, reduction, options
+
+def mean_absolute_percentage_error(y_true: Any, y_pred: Any) -> Any:
+    """Per-example mean over the last axis of 100 |y_true - y_pred| / max(|y_true|, eps)."""
+    y_true, y_pred = _paired("MeanAbsolutePercentageError", y_true, y_pred, "they must match")
+    scale = maximum(abs_(y_true), backend.epsilon())
+    return 100.0 * reduce_mean(abs_(y_true - y_pred) / scale, axis=-1)
+
+
+def huber(y_true: Any, y_pred: Any, delta: float = 1.0) -> Any:
+    """Per-example mean over the last axis of x^2 / 2 where |x| <= delta, else delta (|x| - delta / 2)."""
+    y_true, y_pred = _paired("Huber", y_true, y_pred, "they must match (reshape one, e.g. y[:, None])")
+    error = abs_(y_pred - y_true)
+    quadratic = minimum(error, delta)  # the part of the error inside [0, delta]
+    linear = error - quadratic
+    return reduce_mean(0.5 * square(quadratic) + delta * linear, axis=-1)
+
+
+def log_cosh(y_true: Any, y_pred: Any) -> Any:
+    """Per-example mean over the last axis of log(cosh(y_pred - y_true)), computed as x + softplus(-2x) - log 2."""
+    y_true, y_pred = _paired("LogCosh", y_true, y_pred, "they must match (reshape one, e.g. y[:, None])")
+    x = y_pred - y_true
+    return reduce_mean(x + softplus(-2.0 * x) - float(np.log(2.0)), axis=-1)
+
+
+def kl_divergence(y_true: Any, y_pred: Any) -> Any:
+    """Per-example sum over the last axis of y_true log(y_true / y_pred), both clipped to [eps, 1]."""
+    y_true, y_pred = _paired("KLDivergence", y_true, y_pred, "both must be distributions over the same classes")
+    eps = backend.epsilon()
+    y_true = clip_by_value(y_true, eps, 1.0)
+    y_pred = clip_by_value(y_pred, eps, 1.0)
+    return reduce_sum(y_true * log(y_true / y_pred), axis=-1)
+
+
+def _l2_normalize(x: Any, axis: int) -> Any:
+    return x * rsqrt(maximum(reduce_sum(square(x), axis=axis, keepdims=True), 1e-12))
+
+
+def cosine_similarity_values(y_true: Any, y_pred: Any, axis: int = -1) -> Any:
+    """Per-example cosine of the angle between y_true and y_pred along `axis` (1: same direction)."""
+    y_true, y_pred = _paired("CosineSimilarity", y_true, y_pred, "they must match", False)
+    return reduce_sum(_l2_normalize(y_true, axis) * _l2_normalize(y_pred, axis), axis=axis)
+
+
+def cosine_similarity(y_true: Any, y_pred: Any, axis: int = -1) -> Any:
+    """The loss: minus the cosine similarity, so that minimising it aligns y_pred with y_true (-1 at best)."""
+    return -cosine_similarity_values(y_true, y_pred, axis=axis)
+
+
+class Loss:
+    """`loss(y_true, y_pred, sample_weight=None)`: the per-example losses of `call`, reduced over the batch.
+
+    Subclass it and define `call(y_true, y_pred)` returning one loss per example, as in Keras;
+    `reduction` is 'sum_over_batch_size' (the mean, the default), 'sum' or 'none'.
+    """
+
+    def __init__(self, name: str | None = None, reduction: str = "sum_over_batch_size", dtype: Any = None) -> None:
+        if reduction not in ("sum_over_batch_size", "auto", "sum", "none", None):
+            raise ValueError(
+                f"{type(self).__name__}: reduction must be 'sum_over_batch_size', 'sum' or 'none', not {reduction!r}"
+            )
+        self.name = name or backend.snake_case(type(self).__name__)
+        self.reduction = reduction or "none"
+        self.dtype = dtype
+
+    def call(self, y_true: Any, y_pred: Any) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} must define call(self, y_true, y_pred)")
 
     def __call__(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> Any:
         with name_scope(self.name):
-            losses = self.fn(y_true, y_pred, **self.options)
+            losses = self.call(y_true, y_pred)
+            if not isinstance(losses, TensorLike):
+                losses = _tensor(losses, backend.floatx())
             if sample_weight is not None:
-                losses = losses * _tensor(sample_weight, losses.dtype.name)
+                weights = _tensor(sample_weight, losses.dtype.name)
+                if len(weights.shape) > len(losses.shape) or (
+                    len(weights.shape) and len(losses.shape) and weights.shape[0] != losses.shape[0]
+                ):
+                    raise ValueError(
+                        f"{self.name}: sample_weight of shape {tuple(weights.shape)} does not fit the per-example "
+                        f"losses of shape {tuple(losses.shape)}; give one weight per example"
+                    )
+                if len(weights.shape) and len(weights.shape) < len(losses.shape):
+                    weights = reshape(
+                        weights, (*tuple(weights.shape), *([1] * (len(losses.shape) - len(weights.shape))))
+                    )
+                losses = losses * weights
             if self.reduction == "none":
                 return losses
             if self.reduction == "sum":
@@ -142,14 +222,31 @@ class Loss:
             return reduce_mean(losses)
 
     def get_config(self) -> dict:
-        return {"name": self.name, "reduction": self.reduction, **self.options}
+        return {"name": self.name, "reduction": self.reduction}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r})"
+
+
+class LossFunctionWrapper(Loss):
+    """A Loss from a function giving per-example losses, with keyword options passed on to it."""
+
+    def __init__(self, fn: Any, name: str | None = None, reduction: str = "sum_over_batch_size", **options: Any):
+        super().__init__(name or getattr(fn, "__name__", "loss"), reduction)
+        self.fn, self.options = fn, options
+
+    def call(self, y_true: Any, y_pred: Any) -> Any:
+        return self.fn(y_true, y_pred, **self.options)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), **self.options}
 
     def __repr__(self) -> str:
         options = "".join(f", {k}={v!r}" for k, v in self.options.items())
         return f"{type(self).__name__}(name={self.name!r}{options})"
 
 
-class SparseCategoricalCrossentropy(Loss):
+class SparseCategoricalCrossentropy(LossFunctionWrapper):
     def __init__(
         self,
         from_logits: bool = False,
@@ -159,7 +256,7 @@ class SparseCategoricalCrossentropy(Loss):
         super().__init__(sparse_categorical_crossentropy, name, reduction, from_logits=from_logits)
 
 
-class CategoricalCrossentropy(Loss):
+class CategoricalCrossentropy(LossFunctionWrapper):
     def __init__(
         self,
         from_logits: bool = False,
@@ -172,16 +269,46 @@ class CategoricalCrossentropy(Loss):
         )
 
 
-class BinaryCrossentropy(Loss):
+class BinaryCrossentropy(LossFunctionWrapper):
     def __init__(
         self, from_logits: bool = False, reduction: str = "sum_over_batch_size", name: str = "binary_crossentropy"
     ) -> None:
         super().__init__(binary_crossentropy, name, reduction, from_logits=from_logits)
 
 
-class MeanSquaredError(Loss):
+class MeanSquaredError(LossFunctionWrapper):
     def __init__(self, reduction: str = "sum_over_batch_size", name: str = "mean_squared_error") -> None:
         super().__init__(mean_squared_error, name, reduction)
+
+
+class MeanAbsoluteError(LossFunctionWrapper):
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "mean_absolute_error") -> None:
+        super().__init__(mean_absolute_error, name, reduction)
+
+
+class MeanAbsolutePercentageError(LossFunctionWrapper):
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "mean_absolute_percentage_error") -> None:
+        super().__init__(mean_absolute_percentage_error, name, reduction)
+
+
+class Huber(LossFunctionWrapper):
+    def __init__(self, delta: float = 1.0, reduction: str = "sum_over_batch_size", name: str = "huber_loss") -> None:
+        super().__init__(huber, name, reduction, delta=delta)
+
+
+class LogCosh(LossFunctionWrapper):
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "log_cosh") -> None:
+        super().__init__(log_cosh, name, reduction)
+
+
+class KLDivergence(LossFunctionWrapper):
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "kl_divergence") -> None:
+        super().__init__(kl_divergence, name, reduction)
+
+
+class CosineSimilarity(LossFunctionWrapper):
+    def __init__(self, axis: int = -1, reduction: str = "sum_over_batch_size", name: str = "cosine_similarity"):
+        super().__init__(cosine_similarity, name, reduction, axis=axis)
 
 
 _BY_NAME = {
@@ -190,6 +317,18 @@ _BY_NAME = {
     "binary_crossentropy": BinaryCrossentropy,
     "mean_squared_error": MeanSquaredError,
     "mse": MeanSquaredError,
+    "mean_absolute_error": MeanAbsoluteError,
+    "mae": MeanAbsoluteError,
+    "mean_absolute_percentage_error": MeanAbsolutePercentageError,
+    "mape": MeanAbsolutePercentageError,
+    "huber": Huber,
+    "huber_loss": Huber,
+    "log_cosh": LogCosh,
+    "logcosh": LogCosh,
+    "kl_divergence": KLDivergence,
+    "kld": KLDivergence,
+    "kullback_leibler_divergence": KLDivergence,
+    "cosine_similarity": CosineSimilarity,
 }
 
 
@@ -204,9 +343,15 @@ def get(identifier: Any) -> Any:
         return _BY_NAME[identifier]()
     if isinstance(identifier, Loss):
         return identifier
+    if isinstance(identifier, type) and issubclass(identifier, Loss):
+        return identifier()
     if callable(identifier):
-        return Loss(identifier, getattr(identifier, "__name__", "loss"))
+        return LossFunctionWrapper(identifier, getattr(identifier, "__name__", "loss"))
     raise ValueError(f"Could not interpret loss {identifier!r}: pass a name, a Loss object or a callable")
 
 
 mse = MSE = mean_squared_error
+mae = MAE = mean_absolute_error
+mape = MAPE = mean_absolute_percentage_error
+kld = KLD = kl_divergence
+logcosh = log_cosh

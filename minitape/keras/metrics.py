@@ -6,20 +6,47 @@ from typing import Any
 
 import numpy as np
 
+from minitape.keras import losses
 from minitape.keras.backend import to_numpy
-from minitape.tensor import Tensor
+from minitape.tensor import Tensor, TensorLike
+from minitape.variables import Variable
 
 
 class Metric:
-    """A weighted running mean of per-example values: `update_state` adds, `result` reads."""
+    """A weighted running mean of per-example values: `update_state` adds, `result` reads.
+
+    Subclass with your own state: make it with `add_weight` in `__init__`, update it with
+    `assign_add` in `update_state`, and compute `result()` from it; `reset_state` zeroes it.
+    """
 
     def __init__(self, name: str | None = None, dtype: Any = None) -> None:
         self.name = name or _snake(type(self).__name__)
+        self.dtype = dtype or "float32"
+        self._state: list[tuple[Variable, np.ndarray]] = []  # (variable, initial value)
         self.reset_state()
 
+    def add_weight(
+        self, name: Any = None, shape: Any = (), initializer: Any = "zeros", dtype: Any = None, **kwargs: Any
+    ) -> Variable:
+        """A non-trainable state Variable (e.g. a count), set back to its initial value by `reset_state`."""
+        from minitape.keras import initializers
+
+        if isinstance(name, (tuple, list)):  # Keras 3 puts shape first
+            name, shape = None, name
+        value = np.asarray(initializers.get(initializer)(tuple(shape), dtype or self.dtype))
+        variable = Variable(value, trainable=False, name=f"{self.name}/{name or 'variable'}", dtype=dtype or self.dtype)
+        self._state.append((variable, value))
+        return variable
+
+    @property
+    def variables(self) -> list[Variable]:
+        return [v for v, _ in self._state]
+
     def reset_state(self) -> None:
-        self.total = 0.0
-        self.count = 0.0
+        self._total = 0.0
+        self._count = 0.0
+        for variable, initial in getattr(self, "_state", []):
+            variable.assign(initial)
 
     reset_states = reset_state
 
@@ -28,11 +55,11 @@ class Metric:
         weights = np.ones_like(values)
         if sample_weight is not None:
             weights = np.broadcast_to(to_numpy(sample_weight), values.shape)
-        self.total += float(np.sum(values * weights))
-        self.count += float(np.sum(weights))
+        self._total += float(np.sum(values * weights))
+        self._count += float(np.sum(weights))
 
     def result(self) -> Tensor:
-        return Tensor(np.asarray(self.total / self.count if self.count else 0.0, dtype=np.float32))
+        return Tensor(np.asarray(self._total / self._count if self._count else 0.0, dtype=np.float32))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Tensor:
         self.update_state(*args, **kwargs)
@@ -86,21 +113,313 @@ class BinaryAccuracy(Metric):
         self._add(np.mean(hits.reshape(len(hits), -1), axis=-1) if hits.ndim > 1 else hits, sample_weight)
 
 
+def _floating(values: Any) -> Any:
+    """Tensors and arrays of a float dtype as they are; integers and bools as float32."""
+    if isinstance(values, TensorLike) and values.dtype.is_floating:
+        return values
+    array = to_numpy(values)
+    return array if array.dtype.kind == "f" else array.astype(np.float32)
+
+
+class MeanMetricWrapper(Metric):
+    """The running mean of `fn(y_true, y_pred)`, a function giving one value per example (a loss, say)."""
+
+    def __init__(self, fn: Any, name: str | None = None, dtype: Any = None, **kwargs: Any) -> None:
+        self.fn, self.fn_kwargs = fn, kwargs
+        super().__init__(name or getattr(fn, "__name__", "metric"), dtype)
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        y_true, y_pred = _floating(y_true), _floating(y_pred)  # as Keras casts to the metric's float dtype
+        values = to_numpy(self.fn(y_true, y_pred, **self.fn_kwargs))
+        self._add(np.ravel(values), sample_weight)
+
+
+class MeanSquaredError(MeanMetricWrapper):
+    """The running mean of (y_true - y_pred)^2."""
+
+    def __init__(self, name: str = "mean_squared_error", dtype: Any = None, **kwargs: Any) -> None:
+        super().__init__(losses.mean_squared_error, name, dtype, **kwargs)
+
+
+class MeanAbsoluteError(MeanMetricWrapper):
+    """The running mean of |y_true - y_pred|."""
+
+    def __init__(self, name: str = "mean_absolute_error", dtype: Any = None, **kwargs: Any) -> None:
+        super().__init__(losses.mean_absolute_error, name, dtype, **kwargs)
+
+
+class MeanAbsolutePercentageError(MeanMetricWrapper):
+    """The running mean of 100 |y_true - y_pred| / |y_true|."""
+
+    def __init__(self, name: str = "mean_absolute_percentage_error", dtype: Any = None, **kwargs: Any) -> None:
+        super().__init__(losses.mean_absolute_percentage_error, name, dtype, **kwargs)
+
+
+class BinaryCrossentropy(MeanMetricWrapper):
+    """The running mean of the binary crossentropy."""
+
+    def __init__(self, name: str = "binary_crossentropy", dtype: Any = None, **kwargs: Any) -> None:
+        super().__init__(losses.binary_crossentropy, name, dtype, **kwargs)
+
+
+class CategoricalCrossentropy(MeanMetricWrapper):
+    """The running mean of the categorical crossentropy."""
+
+    def __init__(self, name: str = "categorical_crossentropy", dtype: Any = None, **kwargs: Any) -> None:
+        super().__init__(losses.categorical_crossentropy, name, dtype, **kwargs)
+
+
+class SparseCategoricalCrossentropy(MeanMetricWrapper):
+    """The running mean of the sparse categorical crossentropy."""
+
+    def __init__(self, name: str = "sparse_categorical_crossentropy", dtype: Any = None, **kwargs: Any) -> None:
+        super().__init__(losses.sparse_categorical_crossentropy, name, dtype, **kwargs)
+
+
+class KLDivergence(MeanMetricWrapper):
+    """The running mean of sum(y_true log(y_true / y_pred))."""
+
+    def __init__(self, name: str = "kl_divergence", dtype: Any = None, **kwargs: Any) -> None:
+        super().__init__(losses.kl_divergence, name, dtype, **kwargs)
+
+
+class LogCoshError(MeanMetricWrapper):
+    """The running mean of log(cosh(y_pred - y_true))."""
+
+    def __init__(self, name: str = "logcosh", dtype: Any = None, **kwargs: Any) -> None:
+        super().__init__(losses.log_cosh, name, dtype, **kwargs)
+
+
+class RootMeanSquaredError(Metric):
+    """sqrt of the running mean of (y_true - y_pred)^2, over all elements."""
+
+    def __init__(self, name: str = "root_mean_squared_error", dtype: Any = None) -> None:
+        super().__init__(name, dtype)
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        values = losses.mean_squared_error(_floating(y_true), _floating(y_pred))
+        self._add(np.ravel(to_numpy(values)), sample_weight)
+
+    def result(self) -> Tensor:
+        return Tensor(np.asarray(np.sqrt(np.asarray(super().result()))))
+
+
+class CosineSimilarity(MeanMetricWrapper):
+    """The running mean of the cosine of the angle between y_true and y_pred (along `axis`)."""
+
+    def __init__(self, name: str = "cosine_similarity", dtype: Any = None, axis: int = -1) -> None:
+        super().__init__(losses.cosine_similarity_values, name, dtype, axis=axis)
+
+
+class _Confusion(Metric):
+    """Counts of true/false positives/negatives at each threshold: y_pred > threshold counts as positive."""
+
+    def _confusion(self, y_true: Any, y_pred: Any, sample_weight: Any, thresholds: np.ndarray) -> tuple:
+        y_pred = np.asarray(to_numpy(y_pred), dtype=np.float64)
+        y_true = np.asarray(to_numpy(y_true))
+        if y_true.size != y_pred.size:
+            raise ValueError(
+                f"{type(self).__name__}: y_true of shape {y_true.shape} and y_pred of shape {y_pred.shape} must "
+                "hold one label per prediction"
+            )
+        labels = y_true.reshape(-1).astype(bool)
+        scores = y_pred.reshape(-1)
+        if sample_weight is None:
+            weights = np.ones_like(scores)
+        else:
+            weights = np.broadcast_to(np.asarray(to_numpy(sample_weight), np.float64), y_pred.shape).reshape(-1)
+        predicted = scores[None, :] > thresholds[:, None]  # (thresholds, examples)
+        positive, negative = weights * labels, weights * ~labels
+        tp = (predicted * positive).sum(axis=1)
+        fp = (predicted * negative).sum(axis=1)
+        return tp, fp, positive.sum() - tp, negative.sum() - fp
+
+
+def _divide_no_nan(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(b == 0, 0.0, a / np.where(b == 0, 1.0, b))
+
+
+class Precision(_Confusion):
+    """true positives / predicted positives, predicted positive meaning y_pred > threshold (0.5)."""
+
+    def __init__(
+        self,
+        thresholds: Any = None,
+        top_k: Any = None,
+        class_id: Any = None,
+        name: str | None = None,
+        dtype: Any = None,
+    ) -> None:
+        if top_k is not None or class_id is not None:
+            raise NotImplementedError(f"{type(self).__name__}: top_k and class_id are not supported by minitape")
+        self.thresholds = np.atleast_1d(np.asarray(0.5 if thresholds is None else thresholds, dtype=np.float64))
+        self._single = np.ndim(0.5 if thresholds is None else thresholds) == 0
+        super().__init__(name, dtype)
+        self.true_positives = self.add_weight("true_positives", (len(self.thresholds),))
+        self.false_positives = self.add_weight("false_positives", (len(self.thresholds),))
+        self.false_negatives = self.add_weight("false_negatives", (len(self.thresholds),))
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        tp, fp, fn, _ = self._confusion(y_true, y_pred, sample_weight, self.thresholds)
+        self.true_positives.assign_add(tp.astype(np.float32))
+        self.false_positives.assign_add(fp.astype(np.float32))
+        self.false_negatives.assign_add(fn.astype(np.float32))
+
+    def _ratio(self) -> np.ndarray:
+        tp, fp = np.asarray(self.true_positives, np.float64), np.asarray(self.false_positives, np.float64)
+        return _divide_no_nan(tp, tp + fp)
+
+    def result(self) -> Tensor:
+        value = self._ratio()
+        return Tensor(np.asarray(value[0] if self._single else value, dtype=np.float32))
+
+
+class Recall(Precision):
+    """true positives / actual positives, predicted positive meaning y_pred > threshold (0.5)."""
+
+    def _ratio(self) -> np.ndarray:
+        tp, fn = np.asarray(self.true_positives, np.float64), np.asarray(self.false_negatives, np.float64)
+        return _divide_no_nan(tp, tp + fn)
+
+
+class AUC(_Confusion):
+    """Area under the ROC (or PR) curve, from confusion counts at `num_thresholds` thresholds, as Keras computes it.
+
+    The thresholds are -1e-7, 1/(n-1), ..., (n-2)/(n-1), 1 + 1e-7; ROC areas add up trapezoids
+    (summation_method='interpolation'), PR areas use Davis & Goadrich's interpolation.
+    """
+
+    def __init__(
+        self,
+        num_thresholds: int = 200,
+        curve: str = "ROC",
+        summation_method: str = "interpolation",
+        name: str | None = None,
+        dtype: Any = None,
+        thresholds: Any = None,
+        multi_label: bool = False,
+        num_labels: Any = None,
+        label_weights: Any = None,
+        from_logits: bool = False,
+    ) -> None:
+        if multi_label or label_weights is not None:
+            raise NotImplementedError("AUC: multi_label and label_weights are not supported by minitape")
+        if curve not in ("ROC", "PR"):
+            raise ValueError(f"AUC: curve must be 'ROC' or 'PR', got {curve!r}")
+        if summation_method not in ("interpolation", "minoring", "majoring"):
+            raise ValueError(
+                f"AUC: summation_method must be 'interpolation', 'minoring' or 'majoring', got {summation_method!r}"
+            )
+        if thresholds is not None:
+            inner = sorted(float(t) for t in thresholds)
+        else:
+            if num_thresholds <= 1:
+                raise ValueError(f"AUC: num_thresholds must be > 1, got {num_thresholds}")
+            inner = [(i + 1) / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+        self.thresholds = np.array([0.0 - 1e-7, *inner, 1.0 + 1e-7])
+        self.num_thresholds = len(self.thresholds)
+        self.curve, self.summation_method, self.from_logits = curve, summation_method, from_logits
+        super().__init__(name, dtype)
+        shape = (self.num_thresholds,)
+        self.true_positives = self.add_weight("true_positives", shape)
+        self.false_positives = self.add_weight("false_positives", shape)
+        self.true_negatives = self.add_weight("true_negatives", shape)
+        self.false_negatives = self.add_weight("false_negatives", shape)
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        scores = np.asarray(to_numpy(y_pred), dtype=np.float64)
+        if self.from_logits:
+            scores = 1.0 / (1.0 + np.exp(-scores))
+        elif scores.size and (scores.min() < 0 or scores.max() > 1):
+            raise ValueError(
+                f"AUC: predictions must be probabilities in [0, 1], got values from {scores.min()} to "
+                f"{scores.max()}; for logits use AUC(from_logits=True)"
+            )
+        tp, fp, fn, tn = self._confusion(y_true, scores, sample_weight, self.thresholds)
+        for variable, counts in (
+            (self.true_positives, tp),
+            (self.false_positives, fp),
+            (self.false_negatives, fn),
+            (self.true_negatives, tn),
+        ):
+            variable.assign_add(counts.astype(np.float32))
+
+    def result(self) -> Tensor:
+        tp, fp, tn, fn = (
+            np.asarray(v, np.float64)
+            for v in (self.true_positives, self.false_positives, self.true_negatives, self.false_negatives)
+        )
+        if self.curve == "PR" and self.summation_method == "interpolation":
+            return Tensor(np.asarray(_interpolated_pr_auc(tp, fp, fn), dtype=np.float32))
+        recall = _divide_no_nan(tp, tp + fn)
+        if self.curve == "ROC":
+            x, y = _divide_no_nan(fp, fp + tn), recall
+        else:
+            x, y = recall, _divide_no_nan(tp, tp + fp)
+        if self.summation_method == "interpolation":
+            heights = (y[:-1] + y[1:]) / 2.0
+        elif self.summation_method == "minoring":
+            heights = np.minimum(y[:-1], y[1:])
+        else:
+            heights = np.maximum(y[:-1], y[1:])
+        return Tensor(np.asarray(np.sum((x[:-1] - x[1:]) * heights), dtype=np.float32))
+
+
+def _interpolated_pr_auc(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray) -> float:
+    """Davis & Goadrich (2006): precision interpolated between thresholds, as Keras integrates the PR curve."""
+    dtp = tp[:-1] - tp[1:]
+    p = tp + fp
+    slope = _divide_no_nan(dtp, np.maximum(p[:-1] - p[1:], 0))
+    intercept = tp[1:] - slope * p[1:]
+    both = (p[:-1] > 0) & (p[1:] > 0)
+    ratio = np.where(both, _divide_no_nan(p[:-1], np.maximum(p[1:], 0)), 1.0)
+    increments = _divide_no_nan(slope * (dtp + intercept * np.log(ratio)), np.maximum(tp[1:] + fn[1:], 0))
+    return float(np.sum(increments))
+
+
 def _snake(name: str) -> str:
     from minitape.keras.backend import snake_case
 
     return snake_case(name)
 
 
+_BY_NAME: dict[str, Any] = {
+    "sparse_categorical_accuracy": SparseCategoricalAccuracy,
+    "categorical_accuracy": CategoricalAccuracy,
+    "binary_accuracy": BinaryAccuracy,
+    "mse": MeanSquaredError,
+    "mean_squared_error": MeanSquaredError,
+    "mae": MeanAbsoluteError,
+    "mean_absolute_error": MeanAbsoluteError,
+    "mape": MeanAbsolutePercentageError,
+    "mean_absolute_percentage_error": MeanAbsolutePercentageError,
+    "rmse": RootMeanSquaredError,
+    "root_mean_squared_error": RootMeanSquaredError,
+    "binary_crossentropy": BinaryCrossentropy,
+    "categorical_crossentropy": CategoricalCrossentropy,
+    "sparse_categorical_crossentropy": SparseCategoricalCrossentropy,
+    "kl_divergence": KLDivergence,
+    "kld": KLDivergence,
+    "logcosh": LogCoshError,
+    "log_cosh": LogCoshError,
+    "cosine_similarity": CosineSimilarity,
+    "precision": Precision,
+    "recall": Recall,
+    "auc": AUC,
+}
+
+
 def get(identifier: Any, loss: Any = None) -> Metric:
-    """The metric a name stands for; 'accuracy' picks the kind that fits the loss, as Keras does."""
+    """The metric for a name ('mae', 'accuracy', ...), a Metric, a Metric class or a function(y_true, y_pred).
+
+    'accuracy' picks the kind that fits the loss, as Keras does; a metric made from a name keeps that name
+    (so `metrics=["mae"]` logs 'mae'); a function becomes the running mean of its values, named after it.
+    """
     if isinstance(identifier, Metric):
         return identifier
-    classes = {
-        "sparse_categorical_accuracy": SparseCategoricalAccuracy,
-        "categorical_accuracy": CategoricalAccuracy,
-        "binary_accuracy": BinaryAccuracy,
-    }
+    if isinstance(identifier, type) and issubclass(identifier, Metric):
+        return identifier()
     if identifier in ("accuracy", "acc"):
         loss_name = getattr(loss, "name", getattr(loss, "__name__", ""))
         kind = {
@@ -109,6 +428,16 @@ def get(identifier: Any, loss: Any = None) -> Metric:
             "binary_crossentropy": BinaryAccuracy,
         }.get(loss_name, SparseCategoricalAccuracy)
         return kind(name=identifier)
-    if identifier in classes:
-        return classes[identifier](name=identifier)
-    raise ValueError(f"Unknown metric: {identifier!r}. Use 'accuracy' or one of {sorted(classes)}, or a Metric object.")
+    if isinstance(identifier, str):
+        if identifier not in _BY_NAME:
+            raise ValueError(
+                f"Unknown metric: {identifier!r}. Use 'accuracy' or one of {sorted(_BY_NAME)}, a Metric object, "
+                "or a function(y_true, y_pred)."
+            )
+        return _BY_NAME[identifier](name=identifier)
+    if callable(identifier):
+        return MeanMetricWrapper(identifier)
+    raise ValueError(f"Could not interpret metric {identifier!r}: pass a name, a Metric or a function")
+
+
+for_loss = get

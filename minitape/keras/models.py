@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from minitape import nest, random
-from minitape.keras import backend, symbolic
+from minitape.keras import backend, symbolic, unsupported
 from minitape.keras import losses as losses_module
 from minitape.keras import metrics as metrics_module
 from minitape.keras import optimizers as optimizers_module
@@ -55,6 +55,36 @@ class Model(Layer):
     @property
     def outputs(self) -> list:
         return list(self._graph.flat_outputs) if self._graph is not None else []
+
+    @property
+    def input(self) -> Any:
+        """The model's input KerasTensor(s), in the structure given to Model(inputs=...)."""
+        return self._functional("input").inputs
+
+    @property
+    def output(self) -> Any:
+        """The model's output KerasTensor(s), in the structure given to Model(outputs=...)."""
+        return self._functional("output").outputs
+
+    def _functional(self, what: str) -> symbolic.Graph:
+        if self._graph is None:
+            if "_inbound_node" in vars(self):  # a subclassed model called on a keras.Input
+                return self._inbound_node
+            raise AttributeError(f'Model "{self.name}" has no {what}: it was not built with the functional API')
+        return self._graph
+
+    def get_layer(self, name: str | None = None, index: int | None = None) -> Layer:
+        """The layer called `name`, or the layer at position `index` of `model.layers`."""
+        if index is not None:
+            if name is not None:
+                raise ValueError("get_layer: give either name or index, not both")
+            if not -len(self.layers) <= index < len(self.layers):
+                raise ValueError(f"get_layer: index {index} is out of range: the model has {len(self.layers)} layers")
+            return self.layers[index]
+        for layer in self.layers:
+            if layer.name == name:
+                return layer
+        raise ValueError(f"No such layer: {name}. Existing layers are: {[layer.name for layer in self.layers]}.")
 
     @property
     def output_names(self) -> list[str]:
@@ -145,7 +175,7 @@ class Model(Layer):
 
     def _require_compiled(self, what: str) -> None:
         missing_optimizer = what == "fit" and self.optimizer is None
-        if missing_optimizer or self.loss is None:
+        if missing_optimizer or not hasattr(self, "_loss_tracker"):
             raise RuntimeError(
                 f"You must compile your model before using {what}(): call "
                 "model.compile(optimizer='adam', loss='sparse_categorical_crossentropy', metrics=['accuracy'])"
@@ -167,11 +197,18 @@ class Model(Layer):
                 term = fn(target, prediction) if sample_weight is None else fn(target, prediction, sample_weight)
                 term = term if weight == 1 else term * weight
                 total = term if total is None else total + term
-        else:
+        elif loss is not None:
             total = loss(y, y_pred) if sample_weight is None else loss(y, y_pred, sample_weight)
         extra = self.losses
+        if total is None and not extra:
+            raise RuntimeError(
+                f"{type(self).__name__} has no loss to train: compile(loss=...) was not given one and the model "
+                "added none with add_loss or regularizers"
+            )
         if extra:
-            total = total + add_n([cast(e, total.dtype) if e.dtype != total.dtype else e for e in extra])
+            dtype = (total if total is not None else extra[0]).dtype
+            extra_sum = add_n([cast(e, dtype) if e.dtype != dtype else e for e in extra])
+            total = extra_sum if total is None else total + extra_sum
         return total
 
     def compute_metrics(self, x: Any, y: Any, y_pred: Any, sample_weight: Any = None) -> dict[str, float]:
@@ -219,6 +256,8 @@ class Model(Layer):
         validation_split: float = 0.0,
         validation_data: Any = None,
         shuffle: bool = True,
+        class_weight: dict | None = None,
+        sample_weight: Any = None,
         initial_epoch: int = 0,
         steps_per_epoch: int | None = None,
     ) -> History:
@@ -229,10 +268,13 @@ class Model(Layer):
         """
         self._require_compiled("fit")
         verbose = 1 if verbose == "auto" else int(verbose)
-        batches_of = _batcher(x, y, batch_size, "fit")
+        if class_weight is not None:
+            sample_weight = _class_weights(class_weight, y, sample_weight)
         if validation_split and validation_data is None:
             x, y, validation_data = _split(x, y, validation_split)
-            batches_of = _batcher(x, y, batch_size, "fit")
+            if sample_weight is not None:
+                sample_weight = np.asarray(sample_weight)[: _length(nest.flatten(x)[0], "x")]
+        batches_of = _batcher(x, y, batch_size, "fit", sample_weight, needs_y=self.loss is not None)
         history = History()
         hooks = [history, *(callbacks or [])]
         steps = batches_of.steps if steps_per_epoch is None else steps_per_epoch
@@ -266,7 +308,15 @@ class Model(Layer):
                 if _is_dataset(validation_data):
                     val = self.evaluate(validation_data, verbose=0, return_dict=True)
                 else:
-                    val = self.evaluate(*validation_data[:2], batch_size=batch_size, verbose=0, return_dict=True)
+                    val_x, val_y, *val_w = validation_data
+                    val = self.evaluate(
+                        val_x,
+                        val_y,
+                        batch_size=batch_size,
+                        verbose=0,
+                        sample_weight=val_w[0] if val_w else None,
+                        return_dict=True,
+                    )
                 logs = {**logs, **{f"val_{k}": v for k, v in val.items()}}
             bar.update(steps, logs, finalize=True)
             for hook in hooks:
@@ -283,13 +333,14 @@ class Model(Layer):
         y: Any = None,
         batch_size: int | None = None,
         verbose: Any = "auto",
+        sample_weight: Any = None,
         return_dict: bool = False,
         **kwargs: Any,
     ) -> Any:
         """The loss (and metrics) over all of (x, y): a number, or [loss, metric, ...] when there are metrics."""
         self._require_compiled("evaluate")
         verbose = 1 if verbose == "auto" else int(verbose)
-        batches_of = _batcher(x, y, batch_size, "evaluate")
+        batches_of = _batcher(x, y, batch_size, "evaluate", sample_weight, needs_y=self.loss is not None)
         self.reset_metrics()
         bar = Progbar(batches_of.steps, verbose=verbose)
         logs: dict[str, float] = {}
@@ -339,6 +390,17 @@ class Model(Layer):
 
         (print_fn or print)(model_summary(self, line_length or 65))
 
+    save = unsupported.method("keras.Model", "save")
+    save_weights = unsupported.method("keras.Model", "save_weights")
+    load_weights = unsupported.method("keras.Model", "load_weights")
+    to_json = unsupported.method("keras.Model", "to_json")
+    export = unsupported.method("keras.Model", "export")
+
+
+def __getattr__(name: str) -> Any:
+    """`keras.models.load_model` and friends: an error that says they are missing and what to use instead."""
+    raise unsupported.missing("keras.models", name)
+
 
 class Sequential(Model):
     """A plain stack of layers, each feeding the next."""
@@ -387,9 +449,12 @@ class InputLayer(Layer):
 
     def __init__(self, shape: tuple, batch_size: int | None = None, dtype: Any = None, name: str | None = None):
         super().__init__(name=name or backend.unique_name("input_layer"), dtype=dtype)
-        self.output = symbolic.KerasTensor((batch_size, *shape), self.dtype, name=self.name)
-        self.output.input_layer = self
-        self._output_shape = self.output.shape
+        tensor = symbolic.KerasTensor((batch_size, *shape), self.dtype, name=self.name)
+        tensor.input_layer = self
+        node = symbolic.Node(self, tensor)
+        node.outputs = tensor
+        self._inbound_node = node  # input and output are both the Input tensor
+        self._output_shape = tensor.shape
         self.built = True
 
 
@@ -483,10 +548,10 @@ def _is_dataset(x: Any) -> bool:
 
 
 class _Batches:
-    """Callable giving the batches of one epoch: `(x_batch, y_batch)`, shuffled if asked. x, y may be nested."""
+    """Callable giving the batches of one epoch: `(x_batch, y_batch[, weights])`, shuffled if asked; x, y nested."""
 
-    def __init__(self, x: Any, y: Any, batch_size: int) -> None:
-        self.x, self.y, self.batch_size = x, y, batch_size
+    def __init__(self, x: Any, y: Any, batch_size: int, sample_weight: Any = None) -> None:
+        self.x, self.y, self.batch_size, self.sample_weight = x, y, batch_size, sample_weight
         self.n = _length(nest.flatten(x)[0], "x")
         self.steps = -(-self.n // batch_size)
 
@@ -497,7 +562,11 @@ class _Batches:
                 pick: Any = slice(start, start + self.batch_size)
             else:
                 pick = order[start : start + self.batch_size]
-            yield _take(self.x, pick), (None if self.y is None else _take(self.y, pick))
+            y = None if self.y is None else _take(self.y, pick)
+            if self.sample_weight is None:
+                yield _take(self.x, pick), y
+            else:
+                yield _take(self.x, pick), y, self.sample_weight[pick]
 
 
 def _take(structure: Any, pick: Any) -> Any:
@@ -553,7 +622,21 @@ def _arrays(value: Any, name: str, what: str) -> Any:
     return _array(value, name, what)
 
 
-def _batcher(x: Any, y: Any, batch_size: int | None, what: str) -> Any:
+def _class_weights(class_weight: dict, y: Any, sample_weight: Any) -> np.ndarray:
+    """Keras' class_weight: each example weighs class_weight[its class] (its label, or argmax of a one-hot row)."""
+    if _is_dataset(y) or isinstance(y, (list, tuple, dict)) or y is None:
+        raise ValueError("fit(): class_weight needs y as one array of labels (not a dataset or several outputs)")
+    labels = backend.to_numpy(y)
+    classes = np.argmax(labels, axis=-1) if labels.ndim > 1 and labels.shape[-1] > 1 else labels.reshape(len(labels))
+    classes = np.round(classes).astype(np.int64)
+    missing = sorted(set(np.unique(classes).tolist()) - set(class_weight))
+    if missing:
+        raise ValueError(f"fit(): class_weight has no weight for class(es) {missing}; give one for every class in y")
+    weights = np.array([class_weight[c] for c in classes.tolist()], dtype=np.float32)
+    return weights if sample_weight is None else weights * np.asarray(sample_weight, dtype=np.float32)
+
+
+def _batcher(x: Any, y: Any, batch_size: int | None, what: str, sample_weight: Any = None, needs_y: bool = True) -> Any:
     if x is None:
         raise ValueError(f"{what}() needs the input data x")
     if batch_size is not None and (int(batch_size) != batch_size or batch_size < 1):
@@ -563,6 +646,8 @@ def _batcher(x: Any, y: Any, batch_size: int | None, what: str) -> Any:
             raise ValueError(f"{what}(): y must not be given when x is a dataset (it yields (x, y) batches)")
         if batch_size is not None:
             raise ValueError(f"{what}(): batch_size must not be given when x is a dataset (it is already batched)")
+        if sample_weight is not None:
+            raise ValueError(f"{what}(): sample_weight must not be given when x is a dataset (it may yield them)")
         return _DatasetBatches(x, what)
     x = _arrays(x, "x", what)
     first_x = nest.flatten(x)[0]
@@ -576,9 +661,15 @@ def _batcher(x: Any, y: Any, batch_size: int | None, what: str) -> Any:
                     f"{what}(): x and y have different lengths: x has {nx} examples (shape {first_x.shape}) and y "
                     f"has {ny} (shape {target.shape}). Make sure they hold the same number of samples."
                 )
-    elif what != "predict":
+    elif what != "predict" and needs_y:
         raise ValueError(f"{what}() needs the targets y as well as x")
-    return _Batches(x, y, int(batch_size or 32))
+    if sample_weight is not None:
+        sample_weight = _array(sample_weight, "sample_weight", what)
+        if sample_weight.shape[:1] != (nx,):
+            raise ValueError(
+                f"{what}(): sample_weight of shape {sample_weight.shape} must hold one weight per example ({nx})"
+            )
+    return _Batches(x, y, int(batch_size or 32), sample_weight)
 
 
 def _split(x: Any, y: Any, fraction: float) -> tuple:

@@ -21,8 +21,8 @@ from minitape.tensor import Tensor, TensorLike
 class Node:
     """One recorded layer call: the layer, its arguments (KerasTensors among them) and its symbolic outputs."""
 
-    def __init__(self, layer: Any, inputs: Any, args: tuple, kwargs: dict) -> None:
-        self.layer, self.inputs, self.args, self.kwargs = layer, inputs, args, kwargs
+    def __init__(self, layer: Any, inputs: Any, args: tuple = (), kwargs: dict | None = None) -> None:
+        self.layer, self.inputs, self.args, self.kwargs = layer, inputs, args, kwargs or {}
         self.outputs: Any = None
 
     def parents(self) -> list[KerasTensor]:
@@ -151,6 +151,8 @@ def call_layer(layer: Any, inputs: Any, args: tuple, kwargs: dict) -> Any:
     flat_first, flat_second = nest.flatten(first), nest.flatten(second)
     node.outputs = nest.pack_sequence_as(first, [symbolic_output(a, b) for a, b in zip(flat_first, flat_second)])
     outputs = node.outputs
+    if "_inbound_node" not in vars(layer):
+        layer._inbound_node = node  # layer.input / layer.output refer to the first call, as in Keras
     if isinstance(outputs, KerasTensor):
         layer._output_shape = outputs.shape
     else:

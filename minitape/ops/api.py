@@ -116,11 +116,15 @@ def squared_difference(x, y, name=None):
 
 
 def argmax(input, axis=None, output_type=None, name=None):
-    return _r.argmax(input, axis=0 if axis is None else int(axis))
+    """The index of the largest entry along `axis` (default 0), as int64 unless output_type says otherwise."""
+    result = _r.argmax(input, axis=0 if axis is None else int(axis))
+    return result if output_type is None else cast(result, output_type)
 
 
 def argmin(input, axis=None, output_type=None, name=None):
-    return _r.argmin(input, axis=0 if axis is None else int(axis))
+    """The index of the smallest entry along `axis` (default 0), as int64 unless output_type says otherwise."""
+    result = _r.argmin(input, axis=0 if axis is None else int(axis))
+    return result if output_type is None else cast(result, output_type)
 
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
@@ -135,6 +139,12 @@ def where(condition, x=None, y=None, name=None):
         return Tensor(np.argwhere(mask).astype(np.int64))
     if x is None or y is None:
         raise ValueError("where needs both x and y, or neither (to get the indices where condition holds)")
+    if (condition._array() if isinstance(condition, TensorLike) else np.asarray(condition)).dtype != np.bool_:
+        raise TypeError(  # numpy would take any number's truth value
+            "where: condition must be a bool tensor, not "
+            f"{np.asarray(condition._array() if isinstance(condition, TensorLike) else condition).dtype}; "
+            "compare first, e.g. mt.where(x > 0, a, b)"
+        )
     return _where(condition, x, y)
 
 

@@ -267,7 +267,13 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     """Surround with `constant_values`: paddings[i] = (before, after) on axis i."""
     if mode.upper() != "CONSTANT":
         raise NotImplementedError(f"pad mode {mode!r} is not supported; minitape pads with constants")
-    paddings = tuple((int(lo), int(hi)) for lo, hi in np.asarray(_plain(paddings)))
+    paddings = tuple((int(lo), int(hi)) for lo, hi in np.asarray(_plain(paddings)).reshape(-1, 2))
+    shape = np.shape(_plain(tensor))
+    if len(paddings) != len(shape) or any(lo < 0 or hi < 0 for lo, hi in paddings):
+        raise InvalidArgumentError(  # numpy would reuse one (before, after) pair for every axis
+            f"pad: paddings {[list(p) for p in paddings]} must hold one non-negative [before, after] pair per axis "
+            f"of the input, whose shape is {list(shape)}; give {len(shape)} pairs"
+        )
     return pad_op(tensor, paddings=paddings, value=constant_values)
 
 

@@ -147,7 +147,42 @@ def _eigh_rule(op, g_values, g_vectors):
     return (full + transpose_last(full)) * _lower(n, dtype, diagonal=0.5)
 
 
+def _svd(a, full_matrices=False):
+    if a.dtype.kind != "f" or a.ndim < 2:
+        raise TypeError(f"svd needs a floating-point matrix (rank 2 or more), got {a.dtype}{list(a.shape)}")
+    u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+    return s, u, np.swapaxes(vh, -1, -2)  # TensorFlow's order and V itself: a = u diag(s) v^T
+
+
+def _svd_rule(op, g_s, g_u, g_v):
+    """The thin SVD's gradient (Townsend, "Differentiating the singular value decomposition", 2016), as
+    TensorFlow's: with F_ij = 1 / (s_j^2 - s_i^2) off the diagonal,
+      dA = U [(F o (U^T gU - gU^T U)) S + diag(gS) + S (F o (V^T gV - gV^T V))] V^T
+           + (I - U U^T) gU S^-1 V^T + U S^-1 gV^T (I - V V^T).
+    It needs distinct, non-zero singular values, and a loss that does not depend on the signs of the vectors."""
+    s, u, v = op.outputs
+    m, n = op.input_shapes[0][-2:]
+    if op.attrs.get("full_matrices") and m != n:
+        raise NotImplementedError("svd: the gradient needs full_matrices=False for a non-square matrix, as in TF")
+    k = op.output_shapes[0][-1]
+    dtype = op.output_dtypes[0].as_numpy_dtype
+    eye = Tensor(np.eye(k, dtype=dtype))
+    squares = s * s
+    gaps = reshape(squares, (*s.shape[:-1], 1, k)) - reshape(squares, (*s.shape, 1))
+    f = reciprocal(gaps + Tensor(np.where(np.eye(k, dtype=bool), np.inf, 0).astype(dtype)))
+    ut_gu = matmul(u, g_u, transpose_a=True)
+    vt_gv = matmul(v, g_v, transpose_a=True)
+    row_s = reshape(s, (*s.shape[:-1], 1, k))  # M * row_s scales column j by s_j, i.e. M @ diag(s)
+    col_s = reshape(s, (*s.shape, 1))  # col_s * M scales row i by s_i, i.e. diag(s) @ M
+    inner = (f * (ut_gu - transpose_last(ut_gu))) * row_s + reshape(g_s, (*s.shape, 1)) * eye
+    inner = inner + col_s * (f * (vt_gv - transpose_last(vt_gv)))
+    grad = matmul(matmul(u, inner), v, transpose_b=True)
+    grad = grad + matmul((g_u - matmul(u, ut_gu)) / row_s, v, transpose_b=True)
+    return grad + matmul(u, (g_v - matmul(v, vt_gv)) / row_s, transpose_b=True)
+
+
 # fmt: off
+svd_op      = defop("Svd",                 _svd,      _svd_rule,      keep="outputs", n_outputs=3)
 inverse_op  = defop("MatrixInverse",       _inverse,  _inverse_rule,  keep="outputs")
 solve_op    = defop("MatrixSolve",         _solve,    _solve_rule,    keep="both", same_dtype=(0, 1))
 det_op      = defop("MatrixDeterminant",   _det,      _det_rule,      keep="both")

@@ -160,6 +160,18 @@ def _floating(np_fn):
     return forward
 
 
+def _numeric(np_fn):
+    """`np_fn(a)` refusing bool tensors: numpy would give a bool (abs(True) is True), TensorFlow has no kernel."""
+
+    def forward(a):
+        if a.dtype.kind == "b":
+            raise TypeError(f"{np_fn.__name__} is not defined for bool tensors; cast first, e.g. mt.cast(x, mt.int32)")
+        return np_fn(a)
+
+    forward.__name__, forward.__doc__ = np_fn.__name__, np_fn.__doc__
+    return forward
+
+
 _NOT_FLOATING = "needs a floating-point tensor, not {}: convert it first, e.g. mt.cast(x, mt.float32)"
 
 
@@ -185,7 +197,7 @@ minimum  = defop("Minimum", _arithmetic(np.minimum),  _binary_rule(lambda op, g:
 pow      = defop("Pow",     _power,    _binary_rule(lambda op, g: g * _b(op) * _a(op) ** (_b(op) - 1), lambda op, g: g * z(op) * where(_a(op) > 0, log(where(_a(op) > 0, _a(op), 1)), 0)), keep="both", **BIN)
 
 # ---- unary: z = f(x), dx = dy * f'(x) ------------------------------------------------------------
-negative   = defop("Neg",        np.negative,   lambda op, g: -g,                        keep="nothing")  # (-x)' = -1
+negative   = defop("Neg",        _numeric(np.negative), lambda op, g: -g,                        keep="nothing")  # (-x)' = -1
 exp        = defop("Exp",        _floating(np.exp),        lambda op, g: g * z(op),                 keep="outputs")  # (e^x)' = e^x
 log        = defop("Log",        _floating(np.log),        lambda op, g: g / x(op),                 keep="inputs")   # (log x)' = 1/x
 log1p      = defop("Log1p",      _floating(np.log1p),      lambda op, g: g / (1 + x(op)),           keep="inputs")   # (log(1+x))' = 1/(1+x)
@@ -195,15 +207,15 @@ tan        = defop("Tan",        _floating(np.tan),        lambda op, g: g * (1 
 tanh       = defop("Tanh",       _floating(np.tanh),       lambda op, g: g * (1 - square(z(op))),   keep="outputs")  # tanh' = 1 - tanh^2
 sigmoid    = defop("Sigmoid",    _floating(_sigmoid),
                                                 lambda op, g: g * z(op) * (1 - z(op)),   keep="outputs")  # s' = s(1-s)
-square     = defop("Square",     np.square,     lambda op, g: g * 2 * x(op),             keep="inputs")   # (x^2)' = 2x
+square     = defop("Square",     _numeric(np.square), lambda op, g: g * 2 * x(op),             keep="inputs")   # (x^2)' = 2x
 sqrt       = defop("Sqrt",       _floating(np.sqrt),       lambda op, g: g * 0.5 / z(op),           keep="outputs")  # (sqrt x)' = 1/(2 sqrt x)
 rsqrt      = defop("Rsqrt",      _floating(lambda a: 1 / np.sqrt(a)), lambda op, g: g * -0.5 * z(op) ** 3, keep="outputs")  # (x^-1/2)' = -x^-3/2 / 2
-abs        = defop("Abs",        np.abs,        lambda op, g: g * sign(x(op)),           keep="inputs")   # |x|' = sign x
-reciprocal = defop("Reciprocal", np.reciprocal, lambda op, g: -g * square(z(op)),        keep="outputs")  # (1/x)' = -1/x^2
+abs        = defop("Abs",        _numeric(np.abs), lambda op, g: g * sign(x(op)),           keep="inputs")   # |x|' = sign x
+reciprocal = defop("Reciprocal", _numeric(np.reciprocal), lambda op, g: -g * square(z(op)),        keep="outputs")  # (1/x)' = -1/x^2
 identity   = defop("Identity",   np.copy,       lambda op, g: g,                         keep="nothing")  # x' = 1
 
 # ---- no gradient: piecewise constant, or not a number --------------------------------------------
-sign          = defop("Sign",          np.sign,          None)
+sign          = defop("Sign",          _numeric(np.sign), None)
 floor         = defop("Floor",         np.floor,         None)
 round         = defop("Round",         np.round,         None)
 floordiv      = defop("FloorDiv",      _floor_divide,  None, **BIN)
@@ -230,6 +242,10 @@ def divide(x, y, name=None):
     """x / y. Integer tensors divide as floats, as in TensorFlow: uint8 / uint8 gives float32, int32 float64."""
     kind_x, kind_y = _integer_dtype(x), _integer_dtype(y)
     if kind_x and kind_y:
+        if kind_x != kind_y and hasattr(x, "_array") and hasattr(y, "_array"):
+            raise TypeError(
+                f"divide: x and y must have the same dtype, got {kind_x} and {kind_y}; cast one, e.g. mt.cast(y, x.dtype)"
+            )
         named = kind_x if hasattr(x, "_array") or not hasattr(y, "_array") else kind_y  # a tensor's dtype wins
         target = _TRUEDIV_DTYPE.get(named, "float64")
         x, y = cast(x, target), cast(y, target)

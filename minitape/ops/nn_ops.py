@@ -75,6 +75,8 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     dtype = as_dtype(dtype) if dtype is not None else float32
     on = 1 if on_value is None else on_value
     off = 0 if off_value is None else off_value
+    if _plain(indices).dtype.kind not in "iu":
+        raise TypeError(f"one_hot: indices must be integers, not {_plain(indices).dtype}; cast them with mt.cast")
     rank = np.ndim(_plain(indices)) + 1
     if axis is not None and not -1 <= axis < rank:
         raise InvalidArgumentError(

@@ -1,8 +1,19 @@
 """`mt.keras.layers`: the layers, built lazily on their first call."""
 
 from minitape.keras.layers.base import Layer
-from minitape.keras.layers.convolutional import Conv2D, MaxPool2D, MaxPooling2D
-from minitape.keras.layers.core import Activation, Dense, Dropout, Flatten, ReLU
-from minitape.keras.layers.normalization import BatchNormalization
+from minitape.keras.layers.convolutional import (
+    AveragePooling2D,
+    AvgPool2D,
+    Conv2D,
+    GlobalAveragePooling2D,
+    GlobalAvgPool2D,
+    MaxPool2D,
+    MaxPooling2D,
+)
+from minitape.keras.layers.core import Activation, Dense, Dropout, Flatten, Lambda, ReLU, Reshape
+from minitape.keras.layers.embedding import Embedding
+from minitape.keras.layers.merging import Add, Average, Concatenate, Multiply, Subtract, add, concatenate
+from minitape.keras.layers.normalization import BatchNormalization, LayerNormalization
+from minitape.keras.models import Input, InputLayer
 
 Convolution2D = Conv2D

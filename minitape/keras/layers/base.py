@@ -77,6 +77,25 @@ class Layer(Module):
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
 
+    # ---- in a functional model ---------------------------------------------------------------------
+    @property
+    def input(self) -> Any:
+        """The symbolic input of this layer's first call on KerasTensors (the functional API)."""
+        return self._first_node("input").inputs
+
+    @property
+    def output(self) -> Any:
+        """The symbolic output of this layer's first call on KerasTensors: e.g. to build a feature extractor."""
+        return self._first_node("output").outputs
+
+    def _first_node(self, what: str) -> Any:
+        node = vars(self).get("_inbound_node")
+        if node is None:
+            raise AttributeError(
+                f'Layer "{self.name}" has no {what} yet: it has not been called on a keras.Input (functional API)'
+            )
+        return node
+
     # ---- weights -----------------------------------------------------------------------------------
     def add_weight(
         self,
@@ -111,6 +130,7 @@ class Layer(Module):
         regularizer = regularizers.get(regularizer)
         if regularizer is not None:
             self._regularized.append((variable, regularizer))
+            backend.note_regularized_weight()
         constraint = constraints.get(constraint)
         if constraint is not None:
             constraints.register(variable, constraint)
@@ -137,6 +157,8 @@ class Layer(Module):
         The penalties are computed when read, from the weights' current values: read them inside the tape.
         """
         out: list[Any] = []
+        if not backend.losses_may_exist():  # the usual case: no regularizer, no add_loss: skip the walk
+            return out
         for layer in self._self_and_sublayers():
             out += [loss() if callable(loss) else loss for loss in layer._call_losses]
             for variable, regularizer in layer._regularized:

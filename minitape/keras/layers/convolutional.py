@@ -1,12 +1,22 @@
-"""Conv2D and MaxPooling2D on channels-last (NHWC) images, built on the ops of `minitape.ops.conv_ops`."""
+"""Conv2D and the pooling layers on channels-last (NHWC) images, built on the ops of `minitape.ops.conv_ops`.
+
+Average pooling has no op of its own: it is a convolution with a kernel that averages each
+channel's window separately (and, for padding='same', divides by the number of real pixels
+in each window, as TensorFlow does, rather than counting the padding).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from minitape.keras import activations
 from minitape.keras.layers.base import Layer, incompatible
+from minitape.nn import conv2d
+from minitape.ops.api import reduce_mean
 from minitape.ops.conv_ops import conv2d_op, max_pool_op
+from minitape.tensor import Tensor
 
 
 def _pair(value: Any, what: str, layer: str) -> tuple[int, int]:
@@ -46,9 +56,15 @@ class Conv2D(Layer):
         use_bias: bool = True,
         kernel_initializer: Any = "glorot_uniform",
         bias_initializer: Any = "zeros",
+        kernel_regularizer: Any = None,
+        bias_regularizer: Any = None,
+        kernel_constraint: Any = None,
+        bias_constraint: Any = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
+        self.kernel_regularizer, self.bias_regularizer = kernel_regularizer, bias_regularizer
+        self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
         if data_format not in (None, "channels_last"):
             raise ValueError(f"Conv2D: only data_format='channels_last' (NHWC) is supported, got {data_format!r}")
         self.filters = int(filters)
@@ -80,10 +96,22 @@ class Conv2D(Layer):
 
     def build(self, input_shape: tuple) -> None:
         shape = (*self.kernel_size, input_shape[-1], self.filters)
-        self.kernel = self.add_weight("kernel", shape, initializer=self.kernel_initializer)
+        self.kernel = self.add_weight(
+            "kernel",
+            shape,
+            initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
+        )
         self.bias = None
         if self.use_bias:
-            self.bias = self.add_weight("bias", (self.filters,), initializer=self.bias_initializer)
+            self.bias = self.add_weight(
+                "bias",
+                (self.filters,),
+                initializer=self.bias_initializer,
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+            )
 
     def call(self, inputs: Any) -> Any:
         outputs = conv2d_op(inputs, self.kernel, strides=self.strides, padding=self.padding.upper())
@@ -125,3 +153,69 @@ class MaxPooling2D(Layer):
 
 
 MaxPool2D = MaxPooling2D
+
+
+class AveragePooling2D(Layer):
+    """The mean of each pool_size window, moving by `strides` (default: pool_size)."""
+
+    def __init__(
+        self,
+        pool_size: Any = (2, 2),
+        strides: Any = None,
+        padding: str = "valid",
+        data_format: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        if data_format not in (None, "channels_last"):
+            raise ValueError(f"AveragePooling2D: only data_format='channels_last' is supported, got {data_format!r}")
+        self.pool_size = _pair(pool_size, "pool_size", "AveragePooling2D")
+        self.strides = _pair(strides, "strides", "AveragePooling2D") if strides is not None else self.pool_size
+        self.padding = _padding(padding, "AveragePooling2D")
+
+    def check_input(self, shape: tuple) -> None:
+        _check_image(self, shape)
+        if self.padding == "valid" and (shape[1] < self.pool_size[0] or shape[2] < self.pool_size[1]):
+            raise incompatible(
+                self,
+                shape,
+                f"images of at least {self.pool_size[0]}x{self.pool_size[1]} pixels for padding='valid'",
+                "Use padding='same' or a smaller pool_size.",
+            )
+
+    def call(self, inputs: Any) -> Any:
+        channels = int(inputs.shape[-1])
+        dtype = inputs.dtype.as_numpy_dtype
+        kernel = np.zeros((*self.pool_size, channels, channels), dtype=dtype)
+        kernel[:, :, np.arange(channels), np.arange(channels)] = 1.0  # each channel sums its own window
+        padding = self.padding.upper()
+        sums = conv2d(inputs, Tensor(kernel), strides=self.strides, padding=padding)
+        if self.padding == "valid":
+            return sums / float(self.pool_size[0] * self.pool_size[1])
+        ones = Tensor(np.ones((1, *tuple(inputs.shape)[1:3], 1), dtype=dtype))
+        counts = conv2d(
+            ones, Tensor(np.ones((*self.pool_size, 1, 1), dtype=dtype)), strides=self.strides, padding=padding
+        )
+        return sums / counts  # windows at the border hold fewer real pixels: divide by how many
+
+
+class GlobalAveragePooling2D(Layer):
+    """(batch, height, width, channels) -> (batch, channels): each channel's mean over the image."""
+
+    def __init__(self, data_format: str | None = None, keepdims: bool = False, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if data_format not in (None, "channels_last"):
+            raise ValueError(
+                f"GlobalAveragePooling2D: only data_format='channels_last' is supported, got {data_format!r}"
+            )
+        self.keepdims = keepdims
+
+    def check_input(self, shape: tuple) -> None:
+        _check_image(self, shape)
+
+    def call(self, inputs: Any) -> Any:
+        return reduce_mean(inputs, axis=(1, 2), keepdims=self.keepdims)
+
+
+AvgPool2D = AveragePooling2D
+GlobalAvgPool2D = GlobalAveragePooling2D

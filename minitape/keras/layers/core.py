@@ -1,4 +1,4 @@
-"""Dense, Flatten, Dropout, Activation, ReLU."""
+"""Dense, Flatten, Dropout, Activation, ReLU, Lambda, Reshape."""
 
 from __future__ import annotations
 
@@ -25,9 +25,15 @@ class Dense(Layer):
         use_bias: bool = True,
         kernel_initializer: Any = "glorot_uniform",
         bias_initializer: Any = "zeros",
+        kernel_regularizer: Any = None,
+        bias_regularizer: Any = None,
+        kernel_constraint: Any = None,
+        bias_constraint: Any = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
+        self.kernel_regularizer, self.bias_regularizer = kernel_regularizer, bias_regularizer
+        self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
         if int(units) < 1:
             raise ValueError(f"Dense: units must be a positive integer, got {units!r}")
         self.units = int(units)
@@ -51,8 +57,22 @@ class Dense(Layer):
             )
 
     def build(self, input_shape: tuple) -> None:
-        self.kernel = self.add_weight("kernel", (input_shape[-1], self.units), initializer=self.kernel_initializer)
-        self.bias = self.add_weight("bias", (self.units,), initializer=self.bias_initializer) if self.use_bias else None
+        self.kernel = self.add_weight(
+            "kernel",
+            (input_shape[-1], self.units),
+            initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
+        )
+        self.bias = None
+        if self.use_bias:
+            self.bias = self.add_weight(
+                "bias",
+                (self.units,),
+                initializer=self.bias_initializer,
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+            )
 
     def call(self, inputs: Any) -> Any:
         shape = tuple(inputs.shape)
@@ -114,3 +134,41 @@ class ReLU(Layer):
 
     def call(self, inputs: Any) -> Any:
         return relu(inputs)
+
+
+class Lambda(Layer):
+    """Wrap a function of tensors as a layer: `Lambda(lambda x: x ** 2)`. It has no weights."""
+
+    def __init__(self, function: Any, output_shape: Any = None, mask: Any = None, arguments: dict | None = None, **kw):
+        super().__init__(**kw)
+        if not callable(function):
+            raise TypeError(f"Lambda: function must be callable, got {type(function).__name__}")
+        self.function, self.arguments = function, dict(arguments or {})
+
+    def call(self, inputs: Any) -> Any:
+        return self.function(inputs, **self.arguments)
+
+
+class Reshape(Layer):
+    """(batch, ...) -> (batch, *target_shape); one entry of target_shape may be -1 (inferred)."""
+
+    def __init__(self, target_shape: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.target_shape = tuple(int(n) for n in target_shape)
+        if sum(n == -1 for n in self.target_shape) > 1 or any(n < -1 or n == 0 for n in self.target_shape):
+            raise ValueError(f"Reshape: target_shape must hold positive sizes and at most one -1, got {target_shape}")
+
+    def check_input(self, shape: tuple) -> None:
+        size = int(np.prod(shape[1:], dtype=np.int64))
+        known = int(np.prod([n for n in self.target_shape if n != -1], dtype=np.int64))
+        fits = size % known == 0 if -1 in self.target_shape else size == known
+        if not fits:
+            raise incompatible(
+                self,
+                shape,
+                f"{known} values per example to fill target_shape {self.target_shape}",
+                f"Each example has {size} values.",
+            )
+
+    def call(self, inputs: Any) -> Any:
+        return reshape(inputs, (tuple(inputs.shape)[0], *self.target_shape))

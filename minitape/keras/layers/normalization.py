@@ -1,4 +1,4 @@
-"""BatchNormalization: normalise each channel by the batch's statistics while training, by running averages after."""
+"""BatchNormalization (per channel, over the batch) and LayerNormalization (per example, over its features)."""
 
 from __future__ import annotations
 
@@ -56,6 +56,78 @@ class BatchNormalization(Layer):
             self.moving_variance.assign(keep * np.asarray(self.moving_variance) + (1 - keep) * np.asarray(variance))
         else:
             mean, variance = self.moving_mean, self.moving_variance
+        outputs = (inputs - mean) * rsqrt(variance + self.epsilon)
+        if self.scale:
+            outputs = outputs * self.gamma
+        if self.center:
+            outputs = outputs + self.beta
+        return outputs
+
+
+class LayerNormalization(Layer):
+    """gamma * (x - mean) / sqrt(var + epsilon) + beta, with mean and var over `axis` of each example.
+
+    Unlike BatchNormalization it uses no batch statistics, so training and inference agree.
+    gamma and beta have the shape of the normalised axes.
+    """
+
+    def __init__(
+        self,
+        axis: Any = -1,
+        epsilon: float = 1e-3,
+        center: bool = True,
+        scale: bool = True,
+        beta_initializer: Any = "zeros",
+        gamma_initializer: Any = "ones",
+        beta_regularizer: Any = None,
+        gamma_regularizer: Any = None,
+        beta_constraint: Any = None,
+        gamma_constraint: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.axis = [int(axis)] if isinstance(axis, int) else [int(a) for a in axis]
+        self.epsilon, self.center, self.scale = epsilon, center, scale
+        self.beta_initializer, self.gamma_initializer = beta_initializer, gamma_initializer
+        self.beta_regularizer, self.gamma_regularizer = beta_regularizer, gamma_regularizer
+        self.beta_constraint, self.gamma_constraint = beta_constraint, gamma_constraint
+
+    def _axes(self, rank: int) -> tuple[int, ...]:
+        return tuple(sorted(a % rank for a in self.axis))
+
+    def check_input(self, shape: tuple) -> None:
+        rank = len(shape)
+        if any(not -rank <= a < rank for a in self.axis):
+            raise incompatible(self, shape, f"an input with the axes {self.axis} to normalise")
+
+    def build(self, input_shape: tuple) -> None:
+        axes = self._axes(len(input_shape))
+        rank = len(input_shape)
+        # gamma and beta broadcast against the input: size 1 on the axes that are not normalised
+        shape = tuple(input_shape[i] if i in axes else 1 for i in range(min(axes), rank))
+        self.gamma = None
+        self.beta = None
+        if self.scale:
+            self.gamma = self.add_weight(
+                "gamma",
+                shape,
+                initializer=self.gamma_initializer,
+                regularizer=self.gamma_regularizer,
+                constraint=self.gamma_constraint,
+            )
+        if self.center:
+            self.beta = self.add_weight(
+                "beta",
+                shape,
+                initializer=self.beta_initializer,
+                regularizer=self.beta_regularizer,
+                constraint=self.beta_constraint,
+            )
+
+    def call(self, inputs: Any) -> Any:
+        axes = self._axes(len(inputs.shape))
+        mean = reduce_mean(inputs, axis=axes, keepdims=True)
+        variance = reduce_mean(square(inputs - mean), axis=axes, keepdims=True)
         outputs = (inputs - mean) * rsqrt(variance + self.epsilon)
         if self.scale:
             outputs = outputs * self.gamma

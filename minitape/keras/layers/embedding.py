@@ -1,0 +1,60 @@
+"""Embedding: integer indices -> rows of a trainable (input_dim, output_dim) table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minitape.keras.layers.base import Layer, incompatible
+from minitape.ops.api import gather
+from minitape.ops.math_ops import cast
+
+
+class Embedding(Layer):
+    """Look up `embeddings[i]` for each index i in the input: (batch, ...) -> (batch, ..., output_dim)."""
+
+    autocast = False  # the inputs are indices: they stay integers
+
+    def __init__(
+        self,
+        input_dim: int,
+        output_dim: int,
+        embeddings_initializer: Any = "uniform",
+        embeddings_regularizer: Any = None,
+        embeddings_constraint: Any = None,
+        mask_zero: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        kwargs.pop("input_length", None)  # tf.keras 2 argument, ignored by Keras 3 too
+        super().__init__(**kwargs)
+        if mask_zero:
+            raise NotImplementedError("Embedding(mask_zero=True): minitape has no masking")
+        if int(input_dim) < 1 or int(output_dim) < 1:
+            raise ValueError(f"Embedding: input_dim and output_dim must be positive, got {input_dim}, {output_dim}")
+        self.input_dim, self.output_dim = int(input_dim), int(output_dim)
+        self.embeddings_initializer = embeddings_initializer
+        self.embeddings_regularizer, self.embeddings_constraint = embeddings_regularizer, embeddings_constraint
+
+    def build(self, input_shape: Any) -> None:
+        self.embeddings = self.add_weight(
+            "embeddings",
+            (self.input_dim, self.output_dim),
+            initializer=self.embeddings_initializer,
+            regularizer=self.embeddings_regularizer,
+            constraint=self.embeddings_constraint,
+        )
+
+    def call(self, inputs: Any) -> Any:
+        indices = np.asarray(inputs)
+        if indices.dtype.kind == "f" and not np.all(indices == np.round(indices)):
+            raise incompatible(self, indices.shape, "integer indices", f"Got non-integer values {indices.ravel()[:5]}.")
+        if indices.size and (indices.min() < 0 or indices.max() >= self.input_dim):
+            bad = indices[(indices < 0) | (indices >= self.input_dim)].ravel()[0]
+            raise ValueError(
+                f'Embedding "{self.name}": index {bad} is out of range [0, {self.input_dim}) '
+                f"(input_dim={self.input_dim}); raise input_dim to the vocabulary size"
+            )
+        if inputs.dtype.is_floating or inputs.dtype.is_bool:
+            inputs = cast(inputs, "int32")
+        return gather(self.embeddings, inputs)

@@ -1,0 +1,88 @@
+"""Layers that join several inputs (a list) into one: Concatenate, Add, Subtract, Multiply, Average."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minitape.keras.layers.base import Layer
+from minitape.ops.api import add_n, concat
+
+
+class _Merge(Layer):
+    """Takes a list of at least two tensors of one shape (Concatenate: equal but for `axis`)."""
+
+    def _check(self, inputs: Any, ignore_axis: int | None = None) -> list:
+        if not isinstance(inputs, (list, tuple)) or len(inputs) < 2:
+            raise ValueError(
+                f'A merge layer "{self.name}" ({type(self).__name__}) should be called on a list of at least 2 '
+                f"inputs, got {type(inputs).__name__}"
+                + (f" of length {len(inputs)}" if isinstance(inputs, (list, tuple)) else "")
+            )
+        shapes = [tuple(x.shape) for x in inputs]
+        if ignore_axis is not None:
+            rank = len(shapes[0])
+            if any(len(s) != rank for s in shapes):
+                raise ValueError(f'{type(self).__name__} "{self.name}": inputs of different ranks {shapes}')
+            axis = ignore_axis % rank
+            shapes_seen = [s[:axis] + s[axis + 1 :] for s in shapes]
+        else:
+            shapes_seen = shapes
+        if any(s != shapes_seen[0] for s in shapes_seen):
+            rule = f"shapes equal except along axis {ignore_axis}" if ignore_axis is not None else "equal shapes"
+            raise ValueError(f'{type(self).__name__} "{self.name}" needs inputs with {rule}; got shapes {shapes}')
+        return list(inputs)
+
+
+class Concatenate(_Merge):
+    """Join the inputs along `axis` (default: the last)."""
+
+    def __init__(self, axis: int = -1, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.axis = axis
+
+    def call(self, inputs: Any) -> Any:
+        return concat(self._check(inputs, self.axis), axis=self.axis)
+
+
+class Add(_Merge):
+    """The elementwise sum of the inputs."""
+
+    def call(self, inputs: Any) -> Any:
+        return add_n(self._check(inputs))
+
+
+class Subtract(_Merge):
+    """inputs[0] - inputs[1] (exactly two inputs)."""
+
+    def call(self, inputs: Any) -> Any:
+        first, second = self._check(inputs)
+        return first - second
+
+
+class Multiply(_Merge):
+    """The elementwise product of the inputs."""
+
+    def call(self, inputs: Any) -> Any:
+        inputs = self._check(inputs)
+        out = inputs[0]
+        for x in inputs[1:]:
+            out = out * x
+        return out
+
+
+class Average(_Merge):
+    """The elementwise mean of the inputs."""
+
+    def call(self, inputs: Any) -> Any:
+        inputs = self._check(inputs)
+        return add_n(inputs) / float(len(inputs))
+
+
+def concatenate(inputs: list, axis: int = -1, **kwargs: Any) -> Any:
+    """Functional form: `Concatenate(axis)(inputs)`."""
+    return Concatenate(axis=axis, **kwargs)(inputs)
+
+
+def add(inputs: list, **kwargs: Any) -> Any:
+    """Functional form: `Add()(inputs)`."""
+    return Add(**kwargs)(inputs)

@@ -1,0 +1,100 @@
+"""What TensorFlow has and minitape leaves out, with what to use instead.
+
+The namespaces' `__getattr__` look names up here, so `mt.summary` or `mt.linalg.svd` raises an AttributeError
+that says it is missing on purpose and what to do, instead of a bare "has no attribute".
+"""
+
+from __future__ import annotations
+
+from typing import NoReturn
+
+TOP_LEVEL = {
+    "saved_model": "models cannot be saved; keep the weights with [v.numpy() for v in model.variables] and np.save",
+    "train": "there are no checkpoints; save the weights with np.save([v.numpy() for v in model.variables])",
+    "summary": "there is no TensorBoard; print the values or plot them with matplotlib",
+    "io": "read files with numpy or Python and convert with mt.constant",
+    "lite": "there is no model conversion: minitape is for learning, not deployment",
+    "estimator": "use a custom training loop with mt.GradientTape, or mt.keras's Model.fit",
+    "distribute": "minitape runs in one process on the CPU; drop the strategy scope",
+    "tpu": "minitape runs on the CPU only",
+    "IndexedSlices": "the gradient of gather is a dense tensor",
+    "sparse": "tensors are dense numpy arrays: use a dense tensor",
+    "SparseTensor": "tensors are dense numpy arrays: use a dense tensor",
+    "RaggedTensor": "tensors are rectangular: pad the rows to one length, e.g. with mt.pad",
+    "ragged": "tensors are rectangular: pad the rows to one length, e.g. with mt.pad",
+    "TensorArray": "collect the values in a Python list and mt.stack them",
+    "strings": "tensors hold numbers only; process text in Python before converting",
+    "string": "tensors hold numbers only; process text in Python before converting",
+    "py_function": "use mt.numpy_function (tapes see it as an op with no gradient)",
+    "while_loop": "write a Python while loop: minitape runs eagerly",
+    "cond": "write a Python if: minitape runs eagerly",
+    "case": "write a Python if/elif: minitape runs eagerly",
+    "scan": "write a Python loop and mt.stack the results",
+    "foldl": "write a Python loop",
+    "foldr": "write a Python loop",
+    "gradients": "tf.gradients works in graph mode only; use mt.GradientTape (tape.gradient)",
+    "hessians": "tf.hessians works in graph mode only; nest two GradientTapes and take the outer tape's jacobian",
+    "gather_nd": "index with numpy-style keys, x[rows, cols], or mt.gather along one axis at a time",
+    "roll": "use mt.concat of two slices: mt.concat([x[-k:], x[:-k]], axis=0)",
+    "Graph": "there is no graph mode: every op runs eagerly",
+    "Session": "TensorFlow 1 sessions do not exist here: ops run eagerly",
+    "placeholder": "TensorFlow 1 placeholders do not exist here: pass values to a Python function",
+    "compat": "there is no TensorFlow 1 compatibility layer: use the TensorFlow 2 names",
+    "autograph": "there is no graph mode; mt.function runs the Python function as written",
+    "feature_column": "preprocess the features with numpy before converting",
+    "signal": "there are no FFT or signal ops; use numpy.fft on t.numpy() (no gradient)",
+    "audio": "there are no audio ops; decode with a Python library and convert with mt.constant",
+    "complex64": "there are no complex dtypes: use float32 or float64",
+    "complex128": "there are no complex dtypes: use float32 or float64",
+    "bfloat16": "use float16, float32 or float64",
+    "string_dtype": "tensors hold numbers only",
+    "queue": "there are no queues: use Python lists or mt.data.Dataset",
+    "scatter_nd": "build the result with numpy and mt.constant, or as a sum of mt.one_hot products",
+    "tensor_scatter_nd_update": "build the result with mt.where and a mask, which is differentiable",
+    "searchsorted": "use numpy.searchsorted on t.numpy() (no gradient)",
+    "unique": "use numpy.unique on t.numpy() (no gradient)",
+    "sort": "use mt.gather with indices from numpy.argsort(t.numpy())",
+    "argsort": "use numpy.argsort(t.numpy()) and mt.gather",
+}
+
+LINALG = {
+    "qr": "there is no QR decomposition; use mt.linalg.cholesky or mt.linalg.solve",
+    "lu": "there is no LU decomposition; mt.linalg.solve, inv and det cover most uses",
+    "eig": "only symmetric matrices: use mt.linalg.eigh",
+    "eigvals": "only symmetric matrices: use mt.linalg.eigvalsh",
+    "pinv": "for least squares use mt.linalg.lstsq; for an inverse of a square matrix mt.linalg.inv",
+    "expm": "there is no matrix exponential",
+    "cross": "write it from slices: a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1], ...",
+}
+
+MATH = {
+    "segment_sum": "use mt.matmul with a one-hot matrix of the segment ids (mt.one_hot)",
+    "unsorted_segment_sum": "use mt.matmul with a one-hot matrix of the segment ids (mt.one_hot)",
+    "bincount": "use numpy.bincount on t.numpy(), or mt.reduce_sum(mt.one_hot(ids, n), axis=0)",
+    "top_k": "use numpy.argsort on t.numpy() and mt.gather (no gradient through the sort itself)",
+    "lgamma": "there are no special functions; scipy.special on t.numpy() (no gradient)",
+    "digamma": "there are no special functions; scipy.special on t.numpy() (no gradient)",
+    "bessel_i0": "there are no special functions",
+    "real": "there are no complex dtypes",
+    "imag": "there are no complex dtypes",
+    "angle": "there are no complex dtypes",
+    "conj": "there are no complex dtypes",
+}
+
+IMAGE = {
+    "resize": "there is no resampling; resize the arrays before converting (e.g. with Pillow), or use mt.repeat",
+    "decode_png": "decode files with Pillow or matplotlib.image.imread, then mt.constant",
+    "decode_jpeg": "decode files with Pillow or matplotlib.image.imread, then mt.constant",
+    "random_flip_left_right": "use mt.reverse(image, axis=[-2]) when mt.random.uniform([]) < 0.5",
+    "rgb_to_grayscale": "take mt.tensordot(image, [0.2989, 0.587, 0.114], axes=1)[..., None]",
+}
+
+
+def raise_missing(namespace: str, name: str, table: dict[str, str]) -> NoReturn:
+    """Raise the AttributeError for `namespace.name`, saying why it is missing if the table knows."""
+    if name in table:
+        raise AttributeError(
+            f"minitape has no {namespace}.{name}: {table[name]}. minitape covers the eager GradientTape API and "
+            "what TensorFlow's tutorials use; see 'What is not there' in README.md"
+        )
+    raise AttributeError(f"module 'minitape{namespace[2:]}' has no attribute {name!r}")

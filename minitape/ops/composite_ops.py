@@ -1,0 +1,248 @@
+"""Functions tutorials call from `tf.math`, `tf.nn` and `tf`: cumsum (a primitive), the rest built from ops."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from minitape import nest
+from minitape.dtypes import as_dtype, int32, int64
+from minitape.errors import InvalidArgumentError
+from minitape.ops.api import (
+    abs,
+    cast,
+    equal,
+    exp,
+    floor,
+    gather,
+    log,
+    maximum,
+    minimum,
+    not_equal,
+    reduce_mean,
+    reduce_sum,
+    rsqrt,
+    sqrt,
+    square,
+    squeeze,
+    stack,
+    stop_gradient,
+    tanh,
+    unstack,
+    where,
+    zeros_like,
+)
+from minitape.ops.math_ops import _floating
+from minitape.ops.nn_ops import elu, relu, softplus
+from minitape.registry import defop
+from minitape.tensor import Tensor, TensorLike
+
+
+def _plain(value: Any) -> np.ndarray:
+    return value._array() if isinstance(value, TensorLike) else np.asarray(value)
+
+
+# ---- cumsum: the running sum; its gradient is the running sum taken from the other end -----------------
+def _cumsum(a, axis, exclusive, reverse):
+    if not -a.ndim <= axis < max(a.ndim, 1):
+        raise InvalidArgumentError(f"cumsum: axis {axis} is out of range for a tensor of rank {a.ndim}")
+    if a.dtype.kind == "b":
+        raise TypeError("cumsum of a bool tensor is not defined; cast it first, e.g. mt.cast(x, mt.int32)")
+    a = np.flip(a, axis) if reverse else a
+    out = np.cumsum(a, axis=axis, dtype=a.dtype)
+    out = out - a if exclusive else out
+    return np.flip(out, axis).copy() if reverse else out
+
+
+cumsum_op = defop(
+    "Cumsum",
+    _cumsum,
+    lambda op, g: cumsum_op(g, axis=op.attrs["axis"], exclusive=op.attrs["exclusive"], reverse=not op.attrs["reverse"]),
+    keep="nothing",
+)
+
+
+def cumsum(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False, name: str | None = None) -> Tensor:
+    """Running sums along `axis`: [a, a + b, a + b + c]; exclusive starts at 0, reverse runs from the end."""
+    return cumsum_op(x, axis=int(_plain(axis)), exclusive=bool(exclusive), reverse=bool(reverse))
+
+
+# ---- composites ---------------------------------------------------------------------------------------------
+def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12, name: str | None = None, dim: Any = None) -> Tensor:
+    """x / sqrt(max(sum(x^2), epsilon)) along `axis` (all axes if None)."""
+    axis = dim if axis is None else axis
+    return x * rsqrt(maximum(reduce_sum(square(x), axis=axis, keepdims=True), epsilon))
+
+
+def reduce_euclidean_norm(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None):
+    """sqrt(sum(x^2)) over `axis`."""
+    return sqrt(reduce_sum(square(input_tensor), axis=axis, keepdims=keepdims))
+
+
+def count_nonzero(
+    input: Any, axis: Any = None, keepdims: Any = None, dtype: Any = int64, name: str | None = None
+) -> Tensor:
+    """How many entries are not zero (not False) over `axis`, as int64 by default."""
+    flags = not_equal(input, False) if _plain(input).dtype == np.bool_ else not_equal(input, 0)
+    return reduce_sum(cast(flags, dtype), axis=axis, keepdims=bool(keepdims))
+
+
+def log_sigmoid(x: Any, name: str | None = None) -> Tensor:
+    """log(sigmoid(x)) = -softplus(-x), without overflow."""
+    return -softplus(-x)
+
+
+def truediv(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """x / y, with TensorFlow's rule for integers (see mt.divide)."""
+    from minitape.ops.operands import divide
+
+    return divide(x, y)
+
+
+def confusion_matrix(
+    labels: Any,
+    predictions: Any,
+    num_classes: int | None = None,
+    weights: Any = None,
+    dtype: Any = int32,
+    name: str | None = None,
+) -> Tensor:
+    """counts[i, j] = how many examples have label i and prediction j (not differentiable)."""
+    lab, pred = _plain(labels).ravel(), _plain(predictions).ravel()
+    if lab.shape != pred.shape:
+        raise ValueError(f"confusion_matrix: {lab.size} labels but {pred.size} predictions; give one of each")
+    if lab.size and min(lab.min(), pred.min()) < 0:
+        raise InvalidArgumentError("confusion_matrix: labels and predictions must be non-negative class indices")
+    n = int(num_classes) if num_classes is not None else int(max(lab.max(initial=-1), pred.max(initial=-1)) + 1)
+    if lab.size and max(lab.max(), pred.max()) >= n:
+        raise InvalidArgumentError(f"confusion_matrix: a label or prediction is >= num_classes={n}")
+    counts = np.zeros((n, n), as_dtype(dtype).as_numpy_dtype)
+    np.add.at(counts, (lab.astype(np.int64), pred.astype(np.int64)), 1 if weights is None else _plain(weights).ravel())
+    return Tensor(counts)
+
+
+def map_fn(fn: Callable, elems: Any, dtype: Any = None, fn_output_signature: Any = None, **kwargs: Any) -> Any:
+    """fn applied to each slice of `elems` along axis 0, the results stacked; differentiable (a Python loop)."""
+    flat = nest.flatten(elems)
+    if not flat:
+        raise ValueError("map_fn needs at least one tensor in elems")
+    slices = [unstack(t) for t in flat]
+    if len({len(s) for s in slices}) > 1:
+        raise ValueError("map_fn: every tensor in elems needs the same first dimension")
+    results = [fn(nest.pack_sequence_as(elems, list(parts))) for parts in zip(*slices)]
+    if not results:
+        raise ValueError("map_fn over zero elements cannot infer the result's shape")
+    columns = zip(*(nest.flatten(r) for r in results))
+    return nest.pack_sequence_as(results[0], [stack(list(c)) for c in columns])
+
+
+def vectorized_map(fn: Callable, elems: Any, fallback_to_while_loop: bool = True, warn: bool = True) -> Any:
+    """As map_fn: minitape runs the loop in Python, with the same result."""
+    return map_fn(fn, elems)
+
+
+# ---- more elementwise primitives ----------------------------------------------------------------------------
+def _erf(a):
+    return np.vectorize(math.erf, otypes=[a.dtype])(a)  # numpy has no erf; lessons' tensors are small
+
+
+# fmt: off
+expm1 = defop("Expm1", _floating(np.expm1), lambda op, g: g * (op.outputs[0] + 1), keep="outputs")  # (e^x - 1)' = e^x
+erf   = defop("Erf",   _floating(_erf),     lambda op, g: g * (2 / math.sqrt(math.pi)) * exp(-square(op.inputs[0])), keep="inputs")  # noqa: E501
+is_inf = defop("IsInf", np.isinf, None, dtype_from=None)
+# fmt: on
+
+
+def ceil(x: Any, name: str | None = None) -> Tensor:
+    """The smallest integer not below x (no gradient: a step function)."""
+    return -floor(-x)
+
+
+def divide_no_nan(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """x / y, but 0 where y is 0 (instead of inf or NaN), with a gradient that stays finite too."""
+    zero = equal(y, 0)
+    quotient = x / where(zero, 1, y)
+    return where(zero, zeros_like(quotient), quotient)
+
+
+def multiply_no_nan(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """x * y, but 0 where y is 0 even if x is inf or NaN."""
+    return where(equal(y, 0), zeros_like(x), x) * y  # x is replaced before multiplying: inf * 0 would be NaN
+
+
+def xlogy(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """x * log(y), and 0 where x is 0 (the convention entropy and cross-entropy need)."""
+    zero = equal(x, 0)
+    return where(zero, zeros_like(x), x * log(where(zero, 1, y)))
+
+
+def softsign(features: Any, name: str | None = None) -> Tensor:
+    """x / (1 + |x|)."""
+    return features / (1 + abs(features))
+
+
+def relu6(features: Any, name: str | None = None) -> Tensor:
+    """min(max(x, 0), 6)."""
+    return minimum(relu(features), 6)
+
+
+_SELU_SCALE, _SELU_ALPHA = 1.0507009873554804934193349852946, 1.6732632423543772848170429916717
+
+
+def selu(features: Any, name: str | None = None) -> Tensor:
+    """scale * (x if x > 0 else alpha (e^x - 1)), with TensorFlow's constants."""
+    return _SELU_SCALE * where(features > 0, features, _SELU_ALPHA * elu(features))
+
+
+def gelu(features: Any, approximate: bool = False, name: str | None = None) -> Tensor:
+    """x P(X <= x) for a standard normal X: 0.5 x (1 + erf(x / sqrt 2)); approximate=True uses the tanh form."""
+    if approximate:
+        return 0.5 * features * (1 + tanh(math.sqrt(2 / math.pi) * (features + 0.044715 * features**3)))
+    return 0.5 * features * (1 + erf(features / math.sqrt(2)))
+
+
+def moments(x: Any, axes: Any, shift: Any = None, keepdims: bool = False, name: str | None = None) -> tuple:
+    """(mean, variance) over `axes`; as in TensorFlow, the variance treats the mean as a constant."""
+    axes = [int(a) for a in np.asarray(_plain(axes)).ravel()]
+    mean = reduce_mean(x, axis=axes, keepdims=True)
+    variance = reduce_mean(square(x - stop_gradient(mean)), axis=axes, keepdims=True)
+    if keepdims:
+        return mean, variance
+    return squeeze(mean, axis=axes), squeeze(variance, axis=axes)
+
+
+def bias_add(value: Any, bias: Any, data_format: Any = None, name: str | None = None) -> Tensor:
+    """value + bias along the last axis; the bias must be 1-D with one entry per channel."""
+    shape, bias_shape = np.shape(_plain(value)), np.shape(_plain(bias))
+    if len(bias_shape) != 1 or not shape or bias_shape[0] != shape[-1]:
+        raise InvalidArgumentError(
+            f"bias_add: bias of shape {list(bias_shape)} must be 1-D with as many entries as the last axis of the "
+            f"value, whose shape is {list(shape)}"
+        )
+    if data_format not in (None, "NHWC", "N...C"):
+        raise NotImplementedError("bias_add supports channels-last data only (data_format='NHWC')")
+    return value + bias
+
+
+def embedding_lookup(params: Any, ids: Any, max_norm: Any = None, name: str | None = None) -> Tensor:
+    """The rows of `params` at `ids` (a gather on axis 0)."""
+    if max_norm is not None:
+        raise NotImplementedError("embedding_lookup with max_norm is not supported by minitape")
+    return gather(params, ids)
+
+
+def global_norm(t_list: Any, name: str | None = None) -> Tensor:
+    """sqrt(sum of the squares of every entry of every tensor in t_list); None entries are skipped."""
+    present = [t for t in t_list if t is not None]
+    return sqrt(sum((reduce_sum(square(t)) for t in present[1:]), reduce_sum(square(present[0]))))
+
+
+def clip_by_global_norm(t_list: Any, clip_norm: Any, use_norm: Any = None, name: str | None = None) -> tuple:
+    """Scale every tensor by clip_norm / max(global_norm, clip_norm), so that their joint norm is at most
+    clip_norm; returns (clipped list, the global norm before clipping). None entries stay None."""
+    norm = global_norm(t_list) if use_norm is None else use_norm
+    scale = clip_norm / maximum(norm, clip_norm)
+    return [None if t is None else t * cast(scale, t.dtype) for t in t_list], norm

@@ -1,0 +1,101 @@
+"""Shape functions tutorials call: split, reverse, repeat, meshgrid, ensure_shape. Each is built from
+differentiable ops (slicing, gather, reshape, broadcast), so gradients flow through all of them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minitape.errors import InvalidArgumentError
+from minitape.ops.api import broadcast_to, gather, reshape, strided_slice
+from minitape.tensor import Tensor, TensorLike
+
+
+def _plain(value: Any) -> np.ndarray:
+    return value._array() if isinstance(value, TensorLike) else np.asarray(value)
+
+
+def _axis(op_name: str, axis: Any, rank: int) -> int:
+    axis = int(_plain(axis))
+    if not -rank <= axis < rank:
+        raise InvalidArgumentError(f"{op_name}: axis {axis} is out of range for a tensor of rank {rank}")
+    return axis % rank
+
+
+def split(value: Any, num_or_size_splits: Any, axis: Any = 0, num: Any = None, name: str | None = None) -> list:
+    """Cut `value` along `axis` into equal parts (an int) or parts of the given sizes (a list; one may be -1)."""
+    shape = np.shape(_plain(value))
+    axis = _axis("split", axis, len(shape))
+    n = shape[axis]
+    sizes = np.asarray(_plain(num_or_size_splits)).ravel().tolist()
+    if np.ndim(_plain(num_or_size_splits)) == 0:
+        parts = int(sizes[0])
+        if parts <= 0 or n % parts:
+            raise InvalidArgumentError(
+                f"split: {parts} equal parts do not divide axis {axis} of size {n} (shape {list(shape)}); "
+                "give the sizes as a list instead"
+            )
+        sizes = [n // parts] * parts
+    else:
+        sizes = [int(s) for s in sizes]
+        if sizes.count(-1) == 1:
+            sizes[sizes.index(-1)] = n - (sum(sizes) + 1)
+        if sum(sizes) != n or min(sizes, default=0) < 0:
+            raise InvalidArgumentError(
+                f"split: sizes {sizes} must be non-negative and add up to {n}, the size of axis {axis} "
+                f"(shape {list(shape)})"
+            )
+    ends = np.cumsum(sizes)
+    lead = (slice(None),) * axis
+    return [strided_slice(value, (*lead, slice(int(e - s), int(e)))) for s, e in zip(sizes, ends)]
+
+
+def reverse(tensor: Any, axis: Any, name: str | None = None) -> Tensor:
+    """The entries in reverse order along each axis in `axis`."""
+    rank = np.ndim(_plain(tensor))
+    axes = {_axis("reverse", a, rank) for a in np.asarray(_plain(axis)).ravel()}
+    return strided_slice(tensor, tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(rank)))
+
+
+def repeat(input: Any, repeats: Any, axis: Any = None, name: str | None = None) -> Tensor:
+    """Each entry along `axis` repeated `repeats` times (a number, or one count per entry); axis None flattens."""
+    if axis is None:
+        input, axis = reshape(input, [-1]), 0
+    shape = np.shape(_plain(input))
+    axis = _axis("repeat", axis, len(shape))
+    counts = np.asarray(_plain(repeats)).ravel()
+    if counts.size not in (1, shape[axis]) or (counts.size and counts.min() < 0):
+        raise InvalidArgumentError(
+            f"repeat: repeats must be one non-negative count, or one per entry of axis {axis} ({shape[axis]})"
+        )
+    indices = np.repeat(np.arange(shape[axis]), counts if counts.size > 1 else int(counts[0]))
+    return gather(input, indices.astype(np.int64), axis=axis)
+
+
+def meshgrid(*args: Any, indexing: str = "xy", name: str | None = None) -> list:
+    """Coordinate grids from 1-D tensors, as numpy's meshgrid: 'xy' (the default) swaps the first two axes."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', not {indexing!r}")
+    sizes = [int(np.size(_plain(a))) for a in args]
+    positions = list(range(len(args)))
+    if indexing == "xy" and len(args) >= 2:
+        positions[0], positions[1] = 1, 0
+    out_shape = [0] * len(args)
+    for size, pos in zip(sizes, positions):
+        out_shape[pos] = size
+    grids = []
+    for arg, pos in zip(args, positions):
+        along = [1] * len(args)
+        along[pos] = -1
+        grids.append(broadcast_to(reshape(arg, along), out_shape))
+    return grids
+
+
+def ensure_shape(x: Any, shape: Any, name: str | None = None) -> Any:
+    """`x` itself, after checking its shape against `shape` (None matches any size)."""
+    actual = list(np.shape(_plain(x)))
+    wanted = list(shape.as_list() if hasattr(shape, "as_list") else shape)
+    if len(actual) != len(wanted) or any(w is not None and int(w) != a for w, a in zip(wanted, actual)):
+        raise InvalidArgumentError(f"Shape of tensor x {actual} is not compatible with expected shape {wanted}")
+    return x

@@ -1,0 +1,196 @@
+"""Losses and metrics: the values Keras documents, formulas in numpy, lookup by name, shape errors, subclassing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minitape as mt
+from minitape.test_util import check_gradients
+
+keras = mt.keras
+losses = keras.losses
+metrics = keras.metrics
+
+pytestmark = pytest.mark.usefixtures("keras_session")
+Y_TRUE = [[0.0, 1.0], [0.0, 0.0]]
+Y_PRED = [[0.6, 0.4], [0.4, 0.6]]
+
+
+@pytest.mark.parametrize(
+    ("loss", "y_true", "y_pred", "documented"),
+    [
+        (losses.Huber(), Y_TRUE, Y_PRED, 0.155),
+        (losses.LogCosh(), [[0.0, 1.0], [0.0, 0.0]], [[1.0, 1.0], [0.0, 0.0]], 0.108),
+        (losses.KLDivergence(), Y_TRUE, Y_PRED, 0.458),
+        (losses.CosineSimilarity(axis=1), [[0.0, 1.0], [1.0, 1.0]], [[1.0, 0.0], [1.0, 1.0]], -0.5),
+        (losses.MeanAbsoluteError(), Y_TRUE, [[1.0, 1.0], [1.0, 0.0]], 0.5),
+    ],
+)
+def test_documented_values(loss, y_true, y_pred, documented):
+    assert float(loss(y_true, y_pred)) == pytest.approx(documented, abs=5e-4)
+
+
+def test_huber_beyond_delta_is_linear():
+    error = np.array([[0.5, 3.0]])
+    per_element = np.where(np.abs(error) <= 2.0, 0.5 * error**2, 2.0 * (np.abs(error) - 1.0))
+    got = losses.Huber(delta=2.0)(np.zeros((1, 2)), error)
+    assert float(got) == pytest.approx(per_element.mean())
+
+
+def test_log_cosh_is_stable_for_large_errors():
+    value = float(losses.log_cosh(np.zeros((1, 1)), np.array([[1000.0]])))
+    assert value == pytest.approx(1000.0 - np.log(2.0))
+
+
+@pytest.mark.parametrize(
+    ("name", "fn"),
+    [
+        ("huber", lambda t, p: np.mean(np.where(np.abs(p - t) <= 1, 0.5 * (p - t) ** 2, np.abs(p - t) - 0.5), -1)),
+        ("log_cosh", lambda t, p: np.mean(np.log(np.cosh(p - t)), -1)),
+        ("kl_divergence", lambda t, p: np.sum(t * np.log(t / p), -1)),
+        (
+            "cosine_similarity",
+            lambda t, p: -np.sum(t * p, -1) / (np.linalg.norm(t, axis=-1) * np.linalg.norm(p, axis=-1)),
+        ),
+        ("mae", lambda t, p: np.mean(np.abs(t - p), -1)),
+        ("mse", lambda t, p: np.mean((t - p) ** 2, -1)),
+    ],
+)
+def test_losses_by_name_match_numpy_and_have_gradients(name, fn):
+    rng = np.random.default_rng(3)
+    y_true, y_pred = rng.uniform(0.1, 1.0, size=(4, 3)), rng.uniform(0.1, 1.0, size=(4, 3))
+    loss = losses.get(name)
+    assert float(loss(y_true, y_pred)) == pytest.approx(np.mean(fn(y_true, y_pred)), rel=1e-6)
+    check_gradients(lambda p: loss(mt.constant(y_true), p), [y_pred], order=1)
+    check_gradients(lambda p: loss(mt.constant(y_true), p), [y_pred], order=2)
+
+
+@pytest.mark.parametrize("name", ["huber", "log_cosh", "kl_divergence", "cosine_similarity", "mae", "mse"])
+def test_mismatched_shapes_are_refused_naming_both(name):
+    with pytest.raises(ValueError, match=r"y_true of shape \(4, 2\) and y_pred of shape \(4, 3\)"):
+        losses.get(name)(np.ones((4, 2)), np.ones((4, 3)))
+    with pytest.raises(ValueError, match=r"y_true has 4 examples .* y_pred has 5"):
+        losses.get(name)(np.ones((4, 1)), np.ones((5, 1)))
+
+
+def test_labels_without_the_trailing_axis_are_matched_not_broadcast():
+    y_true, y_pred = np.array([1.0, 2.0, 3.0, 4.0]), np.array([[1.0], [2.0], [3.0], [5.0]])
+    assert float(losses.Huber()(y_true, y_pred)) == pytest.approx(0.5 / 4)  # not a (4, 4) broadcast
+
+
+def test_subclassing_loss_with_only_call():
+    class MeanAbsolute(losses.Loss):
+        def call(self, y_true, y_pred):
+            return mt.reduce_mean(mt.abs(y_true - y_pred), axis=-1)
+
+    loss = MeanAbsolute()
+    assert loss.name == "mean_absolute"
+    assert float(loss(np.zeros((2, 2)), np.array([[1.0, 3.0], [2.0, 2.0]]))) == pytest.approx(2.0)
+    weighted = loss(np.zeros((2, 2)), np.array([[1.0, 3.0], [2.0, 2.0]]), sample_weight=np.array([1.0, 0.0]))
+    assert float(weighted) == pytest.approx(1.0)  # Keras: the weighted sum over the batch size
+    none = MeanAbsolute(reduction="none")(np.zeros((2, 1)), np.array([[1.0], [2.0]]))
+    np.testing.assert_allclose(none.numpy(), [1.0, 2.0])
+
+    model = keras.Sequential([keras.layers.Dense(1)])
+    model.compile("sgd", loss=MeanAbsolute())
+    model.fit(np.ones((4, 2)), np.ones((4, 1)), epochs=1, verbose=0)
+
+
+def test_a_loss_class_without_call_says_what_to_define():
+    with pytest.raises(NotImplementedError, match="must define call"):
+        losses.Loss()(np.ones((1, 1)), np.ones((1, 1)))
+
+
+# ---- metrics -----------------------------------------------------------------------------------------
+def test_precision_and_recall_documented_values():
+    precision, recall = metrics.Precision(), metrics.Recall()
+    precision.update_state([0, 1, 1, 1], [1, 0, 1, 1])
+    recall.update_state([0, 1, 1, 1], [1, 0, 1, 1])
+    assert float(precision.result()) == pytest.approx(2 / 3) and float(recall.result()) == pytest.approx(2 / 3)
+    precision.reset_state()
+    recall.reset_state()
+    precision.update_state([0, 1, 1, 1], [1, 0, 1, 1], sample_weight=[0, 0, 1, 0])
+    recall.update_state([0, 1, 1, 1], [1, 0, 1, 1], sample_weight=[0, 0, 1, 0])
+    assert float(precision.result()) == 1.0 and float(recall.result()) == 1.0
+    none = metrics.Precision()
+    none.update_state([1, 1], [0.2, 0.3])  # nothing predicted positive: 0, not nan
+    assert float(none.result()) == 0.0
+
+
+def test_auc_documented_value():
+    auc = metrics.AUC(num_thresholds=3)
+    auc.update_state([0, 0, 1, 1], [0, 0.5, 0.3, 0.9])
+    assert float(auc.result()) == pytest.approx(0.75)
+
+
+def auc_numpy(labels, scores, num_thresholds=200):
+    """Keras' recipe written out: counts at each threshold, then trapezoids between neighbouring thresholds."""
+    thresholds = [-1e-7] + [(i + 1) / (num_thresholds - 1) for i in range(num_thresholds - 2)] + [1 + 1e-7]
+    tpr, fpr = [], []
+    for t in thresholds:
+        predicted = scores > t
+        tp, fp = np.sum(predicted & (labels == 1)), np.sum(predicted & (labels == 0))
+        tpr.append(tp / np.sum(labels == 1))
+        fpr.append(fp / np.sum(labels == 0))
+    return sum((fpr[i] - fpr[i + 1]) * (tpr[i] + tpr[i + 1]) / 2 for i in range(len(thresholds) - 1))
+
+
+def test_auc_with_200_thresholds_matches_the_trapezoid_rule_over_batches():
+    rng = np.random.default_rng(0)
+    labels = rng.integers(0, 2, 100)
+    scores = np.clip(labels * 0.3 + rng.uniform(0, 0.7, 100), 0, 1)
+    auc = metrics.AUC()
+    assert auc.num_thresholds == 200
+    auc.update_state(labels[:60], scores[:60])
+    auc.update_state(labels[60:], scores[60:])
+    assert float(auc.result()) == pytest.approx(auc_numpy(labels, scores), rel=1e-6)
+    with pytest.raises(ValueError, match=r"probabilities in \[0, 1\].*from_logits=True"):
+        metrics.AUC().update_state([1], [2.0])
+
+
+def test_metric_classes_documented_values():
+    mae = metrics.MeanAbsoluteError()
+    mae.update_state([[0, 1], [0, 0]], [[1, 1], [0, 0]])
+    assert float(mae.result()) == pytest.approx(0.25)
+    cosine = metrics.CosineSimilarity(axis=1)
+    cosine.update_state([[0.0, 1.0], [1.0, 1.0]], [[1.0, 0.0], [1.0, 1.0]])
+    assert float(cosine.result()) == pytest.approx(0.5)
+    rmse = metrics.RootMeanSquaredError()
+    rmse.update_state([[0, 1], [0, 0]], [[1, 1], [0, 0]])
+    assert float(rmse.result()) == pytest.approx(0.5)
+
+
+def test_metrics_by_name_and_function_in_compile_log_under_their_names():
+    def mean_prediction(y_true, y_pred):
+        return mt.reduce_mean(y_pred, axis=-1)
+
+    model = keras.Sequential([keras.layers.Dense(1, kernel_initializer="ones", bias_initializer="zeros")])
+    model.compile("sgd", loss="mse", metrics=["mae", "mse", mean_prediction, metrics.RootMeanSquaredError()])
+    x, y = np.array([[1.0], [2.0]]), np.array([[0.0], [0.0]])
+    logs = model.evaluate(x, y, verbose=0, return_dict=True)
+    assert list(logs) == ["loss", "mae", "mse", "mean_prediction", "root_mean_squared_error"]
+    assert logs["mae"] == pytest.approx(1.5) and logs["mse"] == pytest.approx(2.5)
+    assert logs["mean_prediction"] == pytest.approx(1.5) and logs["root_mean_squared_error"] == pytest.approx(2.5**0.5)
+    with pytest.raises(ValueError, match="Unknown metric: 'nope'"):
+        model.compile("sgd", loss="mse", metrics=["nope"])
+
+
+def test_metric_add_weight_makes_resettable_state():
+    class Positives(metrics.Metric):
+        def __init__(self, name="positives", **kwargs):
+            super().__init__(name=name, **kwargs)
+            self.count = self.add_weight(name="count", initializer="zeros")
+
+        def update_state(self, y_true, y_pred, sample_weight=None):
+            self.count.assign_add(mt.reduce_sum(mt.cast(mt.constant(y_pred) > 0.5, "float32")))
+
+        def result(self):
+            return self.count.value()
+
+    metric = Positives()
+    metric.update_state(None, [0.9, 0.1, 0.7])
+    metric.update_state(None, [0.6])
+    assert float(metric.result()) == 3.0 and metric.variables[0].name == "positives/count:0"
+    metric.reset_state()
+    assert float(metric.result()) == 0.0

@@ -1,0 +1,199 @@
+"""Lambda, Reshape, LayerNormalization, Embedding, Concatenate/Add/..., AveragePooling2D, GlobalAveragePooling2D:
+values against numpy, gradients against finite differences (float64), and their input errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minitape as mt
+from minitape.test_util import check_gradients
+
+keras = mt.keras
+layers = mt.keras.layers
+
+pytestmark = pytest.mark.usefixtures("keras_session")
+RNG = np.random.default_rng(0)
+
+
+def test_lambda_applies_its_function_with_arguments():
+    layer = layers.Lambda(lambda x, power: x**power, arguments={"power": 3})
+    np.testing.assert_allclose(layer(np.array([[1.0, 2.0]])).numpy(), [[1.0, 8.0]])
+    assert layer.variables == []
+    with pytest.raises(TypeError, match="function must be callable"):
+        layers.Lambda(3)
+
+
+def test_reshape_keeps_the_batch_axis_and_infers_minus_one():
+    x = np.arange(24.0).reshape(2, 12)
+    assert layers.Reshape((3, 4))(x).shape == (2, 3, 4)
+    np.testing.assert_array_equal(layers.Reshape((-1, 2))(x).numpy(), x.reshape(2, 6, 2))
+    with pytest.raises(
+        ValueError, match=r"expected 10 values per example to fill target_shape \(5, 2\).*Each example has 12 values"
+    ):
+        layers.Reshape((5, 2))(x)
+
+
+def layer_norm_numpy(x, gamma, beta, eps=1e-3):
+    mean = x.mean(axis=-1, keepdims=True)
+    var = x.var(axis=-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps) * gamma + beta
+
+
+def test_layer_normalization_normalises_each_example_over_its_features():
+    x = RNG.normal(size=(4, 5))
+    layer = layers.LayerNormalization(dtype="float64")
+    out = layer(x).numpy()
+    np.testing.assert_allclose(out, layer_norm_numpy(x, 1.0, 0.0), rtol=1e-12)
+    assert [v.name for v in layer.weights] == ["layer_normalization/gamma:0", "layer_normalization/beta:0"]
+    assert layer.gamma.shape == (5,)
+    np.testing.assert_allclose(layer(x, training=True).numpy(), out)  # no batch statistics: the same
+
+
+def test_layer_normalization_over_several_axes():
+    x = RNG.normal(size=(2, 3, 4))
+    out = layers.LayerNormalization(axis=[1, 2], epsilon=1e-5, dtype="float64")(x).numpy()
+    flat = x.reshape(2, 12)
+    want = ((flat - flat.mean(1, keepdims=True)) / np.sqrt(flat.var(1, keepdims=True) + 1e-5)).reshape(2, 3, 4)
+    np.testing.assert_allclose(out, want, rtol=1e-12)
+
+
+def test_layer_normalization_gradients():
+    layer = layers.LayerNormalization(dtype="float64")
+    x = RNG.normal(size=(3, 4))
+    layer(x)
+
+    def f(x, gamma, beta):
+        layer.gamma, layer.beta = gamma, beta  # call() reads its weights from these attributes
+        return layer.call(x)
+
+    gamma, beta = RNG.normal(size=4), RNG.normal(size=4)
+    check_gradients(f, [x, gamma, beta], order=1)
+    check_gradients(f, [x, gamma, beta], order=2)
+
+
+def test_embedding_looks_up_rows_and_keeps_integer_inputs():
+    layer = layers.Embedding(5, 3)
+    out = layer(np.array([[0, 4], [2, 2]]))
+    table = layer.embeddings.numpy()
+    assert out.shape == (2, 2, 3) and out.dtype == mt.float32
+    np.testing.assert_array_equal(out.numpy(), table[[[0, 4], [2, 2]]])
+    assert np.all(np.abs(table) <= 0.05)  # Keras' default: uniform in [-0.05, 0.05]
+    assert layer.embeddings.name == "embedding/embeddings:0"
+
+
+def test_embedding_index_out_of_range_is_a_clear_error():
+    with pytest.raises(ValueError, match=r"index 5 is out of range \[0, 5\)"):
+        layers.Embedding(5, 3)(np.array([[1, 5]]))
+    with pytest.raises(ValueError, match="integer indices"):
+        layers.Embedding(5, 3)(np.array([[1.5]]))
+
+
+def test_embedding_gradient_reaches_the_rows_used():
+    layer = layers.Embedding(4, 2, dtype="float64")
+    indices = np.array([1, 1, 3])
+    layer(indices)
+    with mt.GradientTape() as tape:
+        loss = mt.reduce_sum(layer(indices))
+    grad = np.asarray(mt.convert_to_tensor(tape.gradient(loss, layer.embeddings)))
+    np.testing.assert_array_equal(grad, [[0, 0], [2, 2], [0, 0], [1, 1]])
+
+    def f(table):
+        layer.embeddings = table
+        return layer.call(mt.constant(indices))
+
+    check_gradients(f, [RNG.normal(size=(4, 2))], order=1)
+
+
+def test_merge_layers():
+    a, b = RNG.normal(size=(2, 3)), RNG.normal(size=(2, 3))
+    np.testing.assert_allclose(layers.Concatenate()([a, b]).numpy(), np.concatenate([a, b], -1), rtol=1e-6)
+    np.testing.assert_allclose(layers.Concatenate(axis=0)([a, b]).numpy(), np.concatenate([a, b], 0), rtol=1e-6)
+    np.testing.assert_allclose(layers.Add()([a, b, a]).numpy(), 2 * a + b, rtol=1e-6)
+    np.testing.assert_allclose(layers.Subtract()([a, b]).numpy(), a - b, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(layers.Multiply()([a, b]).numpy(), a * b, rtol=1e-6)
+    np.testing.assert_allclose(layers.Average()([a, b]).numpy(), (a + b) / 2, rtol=1e-6)
+
+
+def test_merge_layers_refuse_mismatched_shapes_and_single_inputs():
+    with pytest.raises(ValueError, match=r"needs inputs with equal shapes; got shapes \[\(2, 3\), \(2, 4\)\]"):
+        layers.Add()([np.ones((2, 3)), np.ones((2, 4))])
+    with pytest.raises(ValueError, match="shapes equal except along axis -1"):
+        layers.Concatenate()([np.ones((2, 3)), np.ones((3, 3))])
+    with pytest.raises(ValueError, match="list of at least 2 inputs"):
+        layers.Add()([np.ones((2, 3))])
+
+
+def avg_pool_numpy(x, k, s, padding):
+    n, h, w, c = x.shape
+    if padding == "valid":
+        oh, ow, top, left = (h - k) // s + 1, (w - k) // s + 1, 0, 0
+    else:
+        oh, ow = -(-h // s), -(-w // s)
+        top = max((oh - 1) * s + k - h, 0) // 2
+        left = max((ow - 1) * s + k - w, 0) // 2
+    out = np.zeros((n, oh, ow, c))
+    for i in range(oh):
+        for j in range(ow):
+            r0, c0 = i * s - top, j * s - left
+            window = x[:, max(r0, 0) : min(r0 + k, h), max(c0, 0) : min(c0 + k, w), :]
+            out[:, i, j, :] = window.mean(axis=(1, 2))  # only real pixels count, as in TensorFlow
+    return out
+
+
+@pytest.mark.parametrize(("k", "s", "padding"), [(2, 2, "valid"), (3, 1, "valid"), (3, 2, "same"), (2, 1, "same")])
+def test_average_pooling_matches_numpy(k, s, padding):
+    x = RNG.normal(size=(2, 5, 6, 3))
+    out = layers.AveragePooling2D(pool_size=k, strides=s, padding=padding, dtype="float64")(x).numpy()
+    np.testing.assert_allclose(out, avg_pool_numpy(x, k, s, padding), rtol=1e-12)
+
+
+def test_average_pooling_gradients():
+    layer = layers.AveragePooling2D(pool_size=3, strides=2, padding="same", dtype="float64")
+    check_gradients(lambda x: layer(x), [RNG.normal(size=(1, 5, 5, 2))], order=1)
+
+
+def test_global_average_pooling():
+    x = RNG.normal(size=(2, 3, 4, 5))
+    np.testing.assert_allclose(layers.GlobalAveragePooling2D(dtype="float64")(x).numpy(), x.mean(axis=(1, 2)))
+    assert layers.GlobalAveragePooling2D(keepdims=True)(x).shape == (2, 1, 1, 5)
+    with pytest.raises(ValueError, match="a 4-D input"):
+        layers.GlobalAveragePooling2D()(np.ones((2, 3)))
+
+
+def test_new_layers_work_in_sequential_and_subclassed_models():
+    model = keras.Sequential(
+        [
+            keras.Input(shape=(4, 4, 2)),
+            layers.AveragePooling2D(),
+            layers.Reshape((8,)),
+            layers.LayerNormalization(),
+            layers.Lambda(lambda x: x * 2.0),
+            layers.Dense(1),
+        ]
+    )
+    assert model(np.ones((3, 4, 4, 2))).shape == (3, 1)
+    assert [layer.output_shape for layer in model.layers] == [
+        (None, 2, 2, 2),
+        (None, 8),
+        (None, 8),
+        (None, 8),
+        (None, 1),
+    ]
+
+    class Tagger(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.embed = layers.Embedding(10, 4)
+            self.pool = layers.GlobalAveragePooling2D()
+            self.join = layers.Concatenate()
+            self.out = layers.Dense(2)
+
+        def call(self, tokens):
+            vectors = self.embed(tokens)  # (batch, 3, 4)
+            pooled = self.pool(vectors[:, :, :, None])  # (batch, 1)
+            return self.out(self.join([mt.reduce_mean(vectors, axis=1), pooled]))
+
+    tagger = Tagger()
+    assert tagger(np.array([[1, 2, 3], [4, 5, 6]])).shape == (2, 2)
+    assert len(tagger.trainable_variables) == 3

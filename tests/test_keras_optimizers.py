@@ -1,0 +1,205 @@
+"""Optimizers: the first three steps of each against its update rule written in numpy (Keras 3's formulas),
+gradient clipping, learning-rate schedules and `iterations`."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minitape as mt
+
+keras = mt.keras
+optimizers = keras.optimizers
+
+W0 = np.array([1.0, -2.0, 0.5])
+GRADS = [np.array([0.3, -0.1, 2.0]), np.array([-0.2, 0.4, 1.0]), np.array([0.5, 0.5, -3.0])]
+
+
+def run(optimizer, grads=GRADS):
+    """The weights after each of the steps."""
+    w = mt.Variable(W0.copy(), dtype="float64")
+    out = []
+    for g in grads:
+        optimizer.apply_gradients([(mt.constant(g), w)])
+        out.append(w.numpy())
+    return out
+
+
+def sgd_numpy(lr, momentum=0.0, nesterov=False):
+    w, v, out = W0.copy(), np.zeros(3), []
+    for g in GRADS:
+        v = momentum * v - lr * g
+        w = w + (momentum * v - lr * g if nesterov else v)
+        out.append(w)
+    return out
+
+
+def adam_numpy(lr=0.001, b1=0.9, b2=0.999, eps=1e-7):
+    w, m, v, out = W0.copy(), np.zeros(3), np.zeros(3), []
+    for t, g in enumerate(GRADS, start=1):
+        m = b1 * m + (1 - b1) * g
+        v = b2 * v + (1 - b2) * g * g
+        alpha = lr * np.sqrt(1 - b2**t) / (1 - b1**t)  # Keras puts the bias corrections here, eps outside
+        w = w - alpha * m / (np.sqrt(v) + eps)
+        out.append(w)
+    return out
+
+
+def nadam_numpy(lr=0.001, b1=0.9, b2=0.999, eps=1e-7):
+    w, m, v, out, u_product = W0.copy(), np.zeros(3), np.zeros(3), [], 1.0
+    for t, g in enumerate(GRADS, start=1):
+        u_t = b1 * (1 - 0.5 * 0.96**t)
+        u_next = b1 * (1 - 0.5 * 0.96 ** (t + 1))
+        u_product *= u_t
+        m = b1 * m + (1 - b1) * g
+        v = b2 * v + (1 - b2) * g * g
+        m_hat = u_next * m / (1 - u_product * u_next) + (1 - u_t) * g / (1 - u_product)
+        v_hat = v / (1 - b2**t)
+        w = w - lr * m_hat / (np.sqrt(v_hat) + eps)
+        out.append(w)
+    return out
+
+
+def adagrad_numpy(lr=0.001, initial=0.1, eps=1e-7):
+    w, acc, out = W0.copy(), np.full(3, initial), []
+    for g in GRADS:
+        acc = acc + g * g
+        w = w - lr * g / np.sqrt(acc + eps)
+        out.append(w)
+    return out
+
+
+def adamax_numpy(lr=0.001, b1=0.9, b2=0.999, eps=1e-7):
+    w, m, u, out = W0.copy(), np.zeros(3), np.zeros(3), []
+    for t, g in enumerate(GRADS, start=1):
+        m = b1 * m + (1 - b1) * g
+        u = np.maximum(b2 * u, np.abs(g))
+        w = w - lr / (1 - b1**t) * m / (u + eps)
+        out.append(w)
+    return out
+
+
+def adadelta_numpy(lr=0.001, rho=0.95, eps=1e-7):
+    w, acc_g, acc_d, out = W0.copy(), np.zeros(3), np.zeros(3), []
+    for g in GRADS:
+        acc_g = rho * acc_g + (1 - rho) * g * g
+        delta = -np.sqrt(acc_d + eps) / np.sqrt(acc_g + eps) * g
+        acc_d = rho * acc_d + (1 - rho) * delta * delta
+        w = w + lr * delta
+        out.append(w)
+    return out
+
+
+def rmsprop_numpy(lr=0.001, rho=0.9, eps=1e-7):
+    w, v, out = W0.copy(), np.zeros(3), []
+    for g in GRADS:
+        v = rho * v + (1 - rho) * g * g
+        w = w - lr * g / np.sqrt(v + eps)
+        out.append(w)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("optimizer", "expected"),
+    [
+        (lambda: optimizers.SGD(0.1), lambda: sgd_numpy(0.1)),
+        (lambda: optimizers.SGD(0.1, momentum=0.9), lambda: sgd_numpy(0.1, 0.9)),
+        (lambda: optimizers.SGD(0.1, momentum=0.9, nesterov=True), lambda: sgd_numpy(0.1, 0.9, True)),
+        (lambda: optimizers.Adam(), adam_numpy),
+        (lambda: optimizers.Adam(0.1, beta_1=0.5), lambda: adam_numpy(0.1, b1=0.5)),
+        (lambda: optimizers.RMSprop(), rmsprop_numpy),
+        (lambda: optimizers.Nadam(), nadam_numpy),
+        (lambda: optimizers.Nadam(0.05, beta_2=0.9), lambda: nadam_numpy(0.05, b2=0.9)),
+        (lambda: optimizers.Adagrad(), adagrad_numpy),
+        (lambda: optimizers.Adagrad(0.1, initial_accumulator_value=1.0), lambda: adagrad_numpy(0.1, 1.0)),
+        (lambda: optimizers.Adamax(), adamax_numpy),
+        (lambda: optimizers.Adamax(0.02, beta_2=0.5), lambda: adamax_numpy(0.02, b2=0.5)),
+        (lambda: optimizers.Adadelta(), adadelta_numpy),
+        (lambda: optimizers.Adadelta(1.0, rho=0.9), lambda: adadelta_numpy(1.0, 0.9)),
+    ],
+)
+def test_first_three_steps_follow_the_update_rule(optimizer, expected):
+    for got, want in zip(run(optimizer()), expected()):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize(
+    ("name", "cls", "lr", "defaults"),
+    [
+        ("nadam", optimizers.Nadam, 0.001, {"beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7}),
+        ("adagrad", optimizers.Adagrad, 0.001, {"initial_accumulator_value": 0.1, "epsilon": 1e-7}),
+        ("adamax", optimizers.Adamax, 0.001, {"beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7}),
+        ("adadelta", optimizers.Adadelta, 0.001, {"rho": 0.95, "epsilon": 1e-7}),
+    ],
+)
+def test_keras_3_defaults_and_lookup_by_name(name, cls, lr, defaults):
+    optimizer = optimizers.get(name)
+    assert type(optimizer) is cls and optimizer.name == name
+    assert optimizer.learning_rate == lr
+    assert {k: getattr(optimizer, k) for k in defaults} == defaults
+
+
+def test_iterations_is_an_int64_variable_counting_updates():
+    optimizer = optimizers.Adam()
+    assert isinstance(optimizer.iterations, mt.Variable)
+    assert optimizer.iterations.dtype == mt.int64 and not optimizer.iterations.trainable
+    run(optimizer)
+    assert optimizer.iterations.numpy() == 3
+
+
+def test_clipnorm_clips_each_gradient_by_its_own_norm():
+    grads = [np.array([3.0, 4.0, 0.0])]  # norm 5
+    (w,) = run(optimizers.SGD(1.0, clipnorm=1.0), grads)
+    np.testing.assert_allclose(w, W0 - grads[0] / 5.0)
+    (w,) = run(optimizers.SGD(1.0, clipnorm=10.0), grads)  # below the limit: untouched
+    np.testing.assert_allclose(w, W0 - grads[0])
+
+
+def test_global_clipnorm_scales_all_gradients_by_their_joint_norm():
+    a, b = mt.Variable([0.0, 0.0], dtype="float64"), mt.Variable([0.0], dtype="float64")
+    optimizer = optimizers.SGD(1.0, global_clipnorm=2.0)
+    optimizer.apply_gradients([(mt.constant([3.0, 0.0], dtype="float64"), a), (mt.constant([4.0], "float64"), b)])
+    # joint norm 5 -> every gradient scaled by 2/5 (clipnorm per gradient would give [-2, 0] and [-2])
+    np.testing.assert_allclose(a.numpy(), [-1.2, 0.0])
+    np.testing.assert_allclose(b.numpy(), [-1.6])
+
+
+def test_clipvalue_clips_each_component():
+    (w,) = run(optimizers.SGD(1.0, clipvalue=0.5), [np.array([0.3, -0.9, 2.0])])
+    np.testing.assert_allclose(w, W0 - np.array([0.3, -0.5, 0.5]))
+
+
+def test_only_one_clipping_option_at_a_time():
+    with pytest.raises(ValueError, match="only one of `clipnorm`, `clipvalue` and `global_clipnorm`"):
+        optimizers.Adam(clipnorm=1.0, global_clipnorm=1.0)
+    with pytest.raises(ValueError, match="clipnorm must be a positive number"):
+        optimizers.Adam(clipnorm=-1.0)
+
+
+def test_exponential_decay_values():
+    schedule = optimizers.schedules.ExponentialDecay(0.1, decay_steps=10, decay_rate=0.5)
+    assert np.isclose(float(schedule(0)), 0.1) and np.isclose(float(schedule(5)), 0.1 * 0.5**0.5)
+    assert np.isclose(float(schedule(20)), 0.025)
+    stairs = optimizers.schedules.ExponentialDecay(0.1, decay_steps=10, decay_rate=0.5, staircase=True)
+    assert np.isclose(float(stairs(19)), 0.05)
+
+
+def test_piecewise_constant_decay_values_at_the_boundaries():
+    schedule = optimizers.schedules.PiecewiseConstantDecay([100, 110], [1.0, 0.5, 0.1])
+    assert [float(schedule(s)) for s in (0, 100, 101, 110, 111)] == [1.0, 1.0, 0.5, 0.5, pytest.approx(0.1)]
+    with pytest.raises(ValueError, match="1 less than the length of values"):
+        optimizers.schedules.PiecewiseConstantDecay([1], [1.0])
+
+
+def test_a_schedule_as_learning_rate_is_called_with_iterations_before_each_update():
+    schedule = optimizers.schedules.PiecewiseConstantDecay([0, 1], [1.0, 0.1, 0.01])
+    out = run(optimizers.SGD(schedule))
+    # step 0 uses 1.0, step 1 uses 0.1, step 2 uses 0.01 (Keras passes iterations = 0 on the first update)
+    np.testing.assert_allclose(out[0], W0 - 1.0 * GRADS[0], rtol=1e-6)
+    np.testing.assert_allclose(out[1], out[0] - 0.1 * GRADS[1], rtol=1e-6)
+    np.testing.assert_allclose(out[2], out[1] - 0.01 * GRADS[2], rtol=1e-6)
+
+
+def test_unsupported_options_are_refused_by_name():
+    with pytest.raises(TypeError, match="weight_decay"):
+        optimizers.Adam(weight_decay=0.01)
