@@ -263,7 +263,8 @@ def test_cells_13_15_adam(capsys):
 
     outcomes = _outcomes(capsys.readouterr().out)
     assert outcomes[:2] == ["Exceeded maximum of 2000", "Exceeded maximum of 2000"]
-    assert outcomes[2].startswith("Converged in ")  # no explosion: Adam scales its steps down
+    converged_in = int(re.fullmatch(r"Converged in (\d+) iterations", outcomes[2]).group(1))  # no explosion
+    assert abs(converged_in - 1156) <= 12  # 1156 in float32 arithmetic
     assert param_map_adam[1e-1][-1] == pytest.approx(GLOBAL_MINIMUM, abs=1e-3)
     assert param_map_adam[1e-3][-1] > 0  # slower: still on the way down to the plateau
 
