@@ -43,7 +43,8 @@ from minitape.ops.composite_ops import clip_by_global_norm, cumsum, map_fn, true
 from minitape.ops.mask_ops import boolean_mask
 from minitape.ops.nn_ops import one_hot
 from minitape.ops.operands import add, divide, floordiv, floormod, maximum, minimum, multiply, pow, subtract
-from minitape.ops.shape_ops import ensure_shape, meshgrid, repeat, reverse, split
+from minitape.ops.shape_ops import ensure_shape, gather_nd, meshgrid, repeat, reverse, split
+from minitape.ops.sort_ops import argsort, sort
 from minitape.printing import print
 from minitape.registry import RegisterGradient, defop, no_gradient
 from minitape.tape import GradientTape, UnconnectedGradients

@@ -29,9 +29,7 @@ def custom_gradient(f: Callable | None = None) -> Callable:
     @functools.wraps(f)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         # every positional number, array or tensor becomes a tensor, as TensorFlow does: one gradient per argument
-        inputs = [
-            convert_to_tensor(a) if isinstance(a, (TensorLike, int, float, np.ndarray, np.generic)) else a for a in args
-        ]
+        inputs = [convert_to_tensor(a) if isinstance(a, _CONVERTED) else a for a in args]
         watcher: list = []
         context.variable_watchers.append(watcher)
         try:

@@ -16,6 +16,7 @@ import numpy as np
 from minitape import random
 from minitape.dtypes import int64
 from minitape.execute import convert_to_tensor
+from minitape.ops.api import cast
 from minitape.tensor import Tensor, TensorLike
 
 AUTOTUNE = -1
@@ -58,10 +59,30 @@ def _call(fn: Callable, element: Any) -> Any:
 class Dataset:
     """A sequence of elements, built by the static constructors and transformed by the methods."""
 
-    def __init__(self, make_iterator: Callable[[], Iterator], cardinality: int) -> None:
-        """Made by the constructors below: `make_iterator()` starts a fresh pass over the elements."""
+    def __init__(self, make_iterator: Callable[[], Iterator], cardinality: int, ragged_batches: bool = False) -> None:
+        """Made by the constructors below: `make_iterator()` starts a fresh pass over the elements.
+        `ragged_batches`: the last batch may be shorter, so element_spec gives the batch axis as None."""
         self._make_iterator = make_iterator
         self._cardinality = cardinality
+        self._ragged_batches = ragged_batches
+
+    @property
+    def element_spec(self) -> Any:
+        """The structure of an element, with a TensorSpec (shape and dtype) per component, read from the first
+        element (None for the batch axis when the last batch may be shorter)."""
+        from minitape.tensor_spec import TensorSpec
+
+        first = next(iter(self), None)
+        if first is None:
+            raise ValueError("element_spec: the dataset is empty, so minitape cannot tell its elements' shapes")
+
+        def spec(t: Tensor) -> TensorSpec:
+            shape = list(t.shape)
+            if self._ragged_batches and shape:
+                shape[0] = None
+            return TensorSpec(shape, t.dtype)
+
+        return _pack(first, iter([spec(t) for t in _flatten(first)]))
 
     # ---- sources -----------------------------------------------------------------------------------------
     @staticmethod
@@ -108,9 +129,22 @@ class Dataset:
         output_signature: Any = None,
         name: str | None = None,
     ) -> Dataset:
-        """Elements from calling `generator()` (with `args`) afresh for each pass; their count is unknown."""
+        """Elements from calling `generator()` (with `args`) afresh for each pass, converted to `output_types`
+        (or the dtypes of `output_signature`'s TensorSpecs) when given; their count is unknown."""
         call_args = tuple(args) if args is not None else ()
-        return Dataset(lambda: (_to_tensors(e) for e in generator(*call_args)), UNKNOWN_CARDINALITY)
+        wanted = output_signature if output_signature is not None else output_types
+        dtypes = None if wanted is None else [getattr(w, "dtype", w) for w in _flatten(wanted)]
+
+        def convert(element: Any) -> Any:
+            element = _to_tensors(element)
+            if dtypes is None:
+                return element
+            leaves = _flatten(element)
+            if len(leaves) != len(dtypes):
+                raise ValueError(f"from_generator: an element has {len(leaves)} parts, the signature {len(dtypes)}")
+            return _pack(element, iter([cast(t, d) for t, d in zip(leaves, dtypes)]))
+
+        return Dataset(lambda: (convert(e) for e in generator(*call_args)), UNKNOWN_CARDINALITY)
 
     @staticmethod
     def zip(*datasets: Any, name: str | None = None) -> Dataset:
@@ -157,7 +191,7 @@ class Dataset:
 
         n = self._cardinality
         count = n if n < 0 else (n // size if drop_remainder else -(-n // size))
-        return Dataset(generate, count)
+        return Dataset(generate, count, ragged_batches=not drop_remainder)
 
     def padded_batch(
         self,
@@ -184,7 +218,8 @@ class Dataset:
                 yield _stack(pending, True, padded_shapes, padding_values)
 
         n = self._cardinality
-        return Dataset(generate, n if n < 0 else (n // size if drop_remainder else -(-n // size)))
+        count = n if n < 0 else (n // size if drop_remainder else -(-n // size))
+        return Dataset(generate, count, ragged_batches=not drop_remainder)
 
     def reduce(self, initial_state: Any, reduce_func: Callable, name: str | None = None) -> Any:
         """Fold the elements into one value: state = reduce_func(state, element), starting from initial_state."""
@@ -397,6 +432,8 @@ _MISSING_METHODS = {
 
 
 class _Experimental:
+    """`mt.data.experimental`: the constants, cardinality, and errors for the file readers."""
+
     AUTOTUNE = AUTOTUNE
     INFINITE_CARDINALITY = INFINITE_CARDINALITY
     UNKNOWN_CARDINALITY = UNKNOWN_CARDINALITY
@@ -405,5 +442,26 @@ class _Experimental:
     def cardinality(dataset: Dataset) -> Tensor:
         return dataset.cardinality()
 
+    def __getattr__(self, name: str) -> Any:
+        if name in ("make_csv_dataset", "CsvDataset", "make_batched_features_dataset", "SqlDataset"):
+            raise AttributeError(
+                f"minitape has no tf.data.experimental.{name}: load the file with numpy (np.loadtxt or np.genfromtxt"
+                " with delimiter=',') or the csv module, then use mt.data.Dataset.from_tensor_slices"
+            )
+        raise AttributeError(f"'mt.data.experimental' has no attribute {name!r}")
+
 
 experimental = _Experimental()
+
+
+_FILE_DATASETS = {
+    "TextLineDataset": "read the lines with Python (open(path).read().splitlines()) and process the text there",
+    "TFRecordDataset": "there are no TFRecord files; keep the data in numpy arrays (np.save / np.load)",
+    "FixedLengthRecordDataset": "read the file with numpy (np.fromfile) and use Dataset.from_tensor_slices",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FILE_DATASETS:
+        raise AttributeError(f"minitape has no tf.data.{name}: {_FILE_DATASETS[name]}")
+    raise AttributeError(f"module 'minitape.data' has no attribute {name!r}")

@@ -75,6 +75,7 @@ from minitape.ops.operands import (  # noqa: F401
     pow,
     subtract,
 )
+from minitape.ops.sort_ops import top_k  # noqa: F401
 
 mod = floormod
 

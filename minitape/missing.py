@@ -34,7 +34,6 @@ TOP_LEVEL = {
     "foldr": "write a Python loop",
     "gradients": "tf.gradients works in graph mode only; use mt.GradientTape (tape.gradient)",
     "hessians": "tf.hessians works in graph mode only; nest two GradientTapes and take the outer tape's jacobian",
-    "gather_nd": "index with numpy-style keys, x[rows, cols], or mt.gather along one axis at a time",
     "roll": "use mt.concat of two slices: mt.concat([x[-k:], x[:-k]], axis=0)",
     "Graph": "there is no graph mode: every op runs eagerly",
     "Session": "TensorFlow 1 sessions do not exist here: ops run eagerly",
@@ -53,8 +52,6 @@ TOP_LEVEL = {
     "tensor_scatter_nd_update": "build the result with mt.where and a mask, which is differentiable",
     "searchsorted": "use numpy.searchsorted on t.numpy() (no gradient)",
     "unique": "use numpy.unique on t.numpy() (no gradient)",
-    "sort": "use mt.gather with indices from numpy.argsort(t.numpy())",
-    "argsort": "use numpy.argsort(t.numpy()) and mt.gather",
 }
 
 LINALG = {
@@ -71,7 +68,6 @@ MATH = {
     "segment_sum": "use mt.matmul with a one-hot matrix of the segment ids (mt.one_hot)",
     "unsorted_segment_sum": "use mt.matmul with a one-hot matrix of the segment ids (mt.one_hot)",
     "bincount": "use numpy.bincount on t.numpy(), or mt.reduce_sum(mt.one_hot(ids, n), axis=0)",
-    "top_k": "use numpy.argsort on t.numpy() and mt.gather (no gradient through the sort itself)",
     "lgamma": "there are no special functions; scipy.special on t.numpy() (no gradient)",
     "digamma": "there are no special functions; scipy.special on t.numpy() (no gradient)",
     "bessel_i0": "there are no special functions",

@@ -27,3 +27,4 @@ from minitape.ops.nn_ops import (  # noqa: F401
     sparse_softmax_cross_entropy_with_logits,
     swish,
 )
+from minitape.ops.sort_ops import top_k  # noqa: F401

@@ -188,6 +188,11 @@ class TensorLike:
         return TensorShape(self._array().shape)
 
     @property
+    def device(self) -> str:
+        """Where the value lives: always the CPU, named as TensorFlow names it."""
+        return "/job:localhost/replica:0/task:0/device:CPU:0"
+
+    @property
     def ndim(self) -> int:
         return self._array().ndim
 

@@ -27,6 +27,12 @@ class TensorSpec:
             s is None or t is None or s == t for s, t in zip(self.shape, shape)
         )
 
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TensorSpec) and (self.shape, self.dtype) == (other.shape, other.dtype)
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype))
+
     def __repr__(self) -> str:
         shape = "None" if self.shape is None else str(self.shape)
         return f"TensorSpec(shape={shape}, dtype=mt.{self.dtype.name}, name={self.name!r})"

@@ -127,6 +127,10 @@ def test_from_generator_and_unbatch():
     dataset = Dataset.from_generator(gen, output_types=mt.int32)
     assert values(dataset) == [[1, 2], [3, 4]] and values(dataset.unbatch()) == [1, 2, 3, 4]
     assert int(dataset.cardinality()) == -2
+    typed = Dataset.from_generator(gen, output_signature=mt.TensorSpec(shape=(2,), dtype=mt.float32))
+    assert next(iter(typed)).dtype == mt.float32
+    pairs = Dataset.from_generator(lambda: iter([(1, 2.0)]), output_types=(mt.int64, mt.float64))
+    assert [t.dtype for t in next(iter(pairs))] == [mt.int64, mt.float64]
 
 
 def test_padded_batch_as_documented():
@@ -155,3 +159,22 @@ def test_dict_elements_batch_and_shuffle_as_dicts():
     assert [sorted(b) for b in batches] == [["x", "y"], ["x", "y"]]
     assert all(b["x"].tolist() == [float(v) for v in b["y"]] for b in batches)  # rows stay together
     assert sorted(np.concatenate([b["y"] for b in batches]).tolist()) == list(range(6))
+
+
+def test_element_spec_as_the_tf_data_guide_prints_it():
+    dataset = Dataset.from_tensor_slices(
+        (mt.random.uniform([4, 10]), mt.random.uniform([4], maxval=100, dtype=mt.int32))
+    )
+    features, labels = dataset.element_spec
+    assert repr(features) == "TensorSpec(shape=(10,), dtype=mt.float32, name=None)"
+    assert labels == mt.TensorSpec([], mt.int32)
+    assert dataset.batch(3).element_spec[0].shape.as_list() == [None, 10]  # the last batch may be shorter
+    assert dataset.batch(3, drop_remainder=True).element_spec[0].shape.as_list() == [3, 10]
+    assert Dataset.from_tensor_slices({"a": [1.0, 2.0]}).element_spec == {"a": mt.TensorSpec([], mt.float32)}
+
+
+def test_file_readers_say_how_to_load_the_file_instead():
+    with pytest.raises(AttributeError, match="no tf.data.TextLineDataset: read the lines with Python"):
+        mt.data.TextLineDataset  # noqa: B018
+    with pytest.raises(AttributeError, match="np.loadtxt"):
+        mt.data.experimental.make_csv_dataset  # noqa: B018

@@ -202,3 +202,24 @@ def test_get_layer_and_layer_outputs_make_a_feature_extractor():
         model.get_layer("nope")
     with pytest.raises(AttributeError, match="has not been called on a keras.Input"):
         _ = layers.Dense(1).output
+
+
+def test_an_mt_op_on_a_symbolic_tensor_says_to_wrap_it_in_a_lambda_layer():
+    x = keras.Input(shape=(3,))
+    with pytest.raises(TypeError, match=r"is symbolic.*keras.layers.Lambda\(lambda t: mt.nn.relu\(t\)\)\(x\)"):
+        mt.nn.relu(x)
+    model = keras.Model(x, layers.Lambda(lambda t: mt.nn.relu(t))(x))
+    np.testing.assert_allclose(model(np.array([[-1.0, 0.0, 2.0]])).numpy(), [[0.0, 0.0, 2.0]])
+
+
+def test_metrics_per_output_need_named_outputs():
+    class Subclassed(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = layers.Dense(1)
+
+        def call(self, x):
+            return self.dense(x)
+
+    with pytest.raises(ValueError, match="metrics per output .* need a functional model"):
+        Subclassed().compile("sgd", loss="mse", metrics={"dense": ["mae"]})

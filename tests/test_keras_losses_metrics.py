@@ -194,3 +194,47 @@ def test_metric_add_weight_makes_resettable_state():
     assert float(metric.result()) == 3.0 and metric.variables[0].name == "positives/count:0"
     metric.reset_state()
     assert float(metric.result()) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("metric", "y_true", "y_pred"),
+    [
+        (metrics.TruePositives, [0, 1, 1, 1], [1, 0, 1, 1]),
+        (metrics.FalsePositives, [0, 1, 0, 0], [0, 0, 1, 1]),
+        (metrics.TrueNegatives, [0, 1, 0, 0], [1, 1, 0, 0]),
+        (metrics.FalseNegatives, [0, 1, 1, 1], [0, 1, 0, 0]),
+    ],
+)
+def test_confusion_counts_documented_values(metric, y_true, y_pred):
+    counter = metric()
+    counter.update_state(y_true, y_pred)
+    assert float(counter.result()) == 2.0
+    several = metric(thresholds=[0.0, 0.5])
+    several.update_state(y_true, np.asarray(y_pred) * 0.4)  # 0.4 > 0.0 but not > 0.5
+    assert several.result().shape == (2,)
+
+
+def test_the_imbalanced_data_tutorials_metric_list_runs_in_fit():
+    model = keras.Sequential([keras.layers.Dense(1, activation="sigmoid")])
+    model.compile(
+        optimizer="adam",
+        loss="binary_crossentropy",
+        metrics=[
+            metrics.MeanSquaredError(name="Brier score"),
+            metrics.TruePositives(name="tp"),
+            metrics.FalsePositives(name="fp"),
+            metrics.TrueNegatives(name="tn"),
+            metrics.FalseNegatives(name="fn"),
+            metrics.BinaryAccuracy(name="accuracy"),
+            metrics.Precision(name="precision"),
+            metrics.Recall(name="recall"),
+            metrics.AUC(name="auc"),
+            metrics.AUC(name="prc", curve="PR"),
+        ],
+    )
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(64, 3)).astype("float32")
+    y = (x[:, :1] > 0.8).astype("float32")
+    logs = model.evaluate(x, y, verbose=0, return_dict=True)
+    assert logs["tp"] + logs["fp"] + logs["tn"] + logs["fn"] == 64
+    assert 0.0 <= logs["prc"] <= 1.0 and 0.0 <= logs["auc"] <= 1.0

@@ -15,6 +15,10 @@ W0 = np.array([1.0, -2.0, 0.5])
 GRADS = [np.array([0.3, -0.1, 2.0]), np.array([-0.2, 0.4, 1.0]), np.array([0.5, 0.5, -3.0])]
 
 
+def as_float32(value):
+    return float(np.float32(value))
+
+
 def run(optimizer, grads=GRADS):
     """The weights after each of the steps."""
     w = mt.Variable(W0.copy(), dtype="float64")
@@ -26,6 +30,7 @@ def run(optimizer, grads=GRADS):
 
 
 def sgd_numpy(lr, momentum=0.0, nesterov=False):
+    lr = as_float32(lr)  # Keras keeps the learning rate in a float32 variable
     w, v, out = W0.copy(), np.zeros(3), []
     for g in GRADS:
         v = momentum * v - lr * g
@@ -35,6 +40,7 @@ def sgd_numpy(lr, momentum=0.0, nesterov=False):
 
 
 def adam_numpy(lr=0.001, b1=0.9, b2=0.999, eps=1e-7):
+    lr = as_float32(lr)  # Keras keeps the learning rate in a float32 variable
     w, m, v, out = W0.copy(), np.zeros(3), np.zeros(3), []
     for t, g in enumerate(GRADS, start=1):
         m = b1 * m + (1 - b1) * g
@@ -46,6 +52,7 @@ def adam_numpy(lr=0.001, b1=0.9, b2=0.999, eps=1e-7):
 
 
 def nadam_numpy(lr=0.001, b1=0.9, b2=0.999, eps=1e-7):
+    lr = as_float32(lr)  # Keras keeps the learning rate in a float32 variable
     w, m, v, out, u_product = W0.copy(), np.zeros(3), np.zeros(3), [], 1.0
     for t, g in enumerate(GRADS, start=1):
         u_t = b1 * (1 - 0.5 * 0.96**t)
@@ -61,6 +68,7 @@ def nadam_numpy(lr=0.001, b1=0.9, b2=0.999, eps=1e-7):
 
 
 def adagrad_numpy(lr=0.001, initial=0.1, eps=1e-7):
+    lr = as_float32(lr)  # Keras keeps the learning rate in a float32 variable
     w, acc, out = W0.copy(), np.full(3, initial), []
     for g in GRADS:
         acc = acc + g * g
@@ -70,6 +78,7 @@ def adagrad_numpy(lr=0.001, initial=0.1, eps=1e-7):
 
 
 def adamax_numpy(lr=0.001, b1=0.9, b2=0.999, eps=1e-7):
+    lr = as_float32(lr)  # Keras keeps the learning rate in a float32 variable
     w, m, u, out = W0.copy(), np.zeros(3), np.zeros(3), []
     for t, g in enumerate(GRADS, start=1):
         m = b1 * m + (1 - b1) * g
@@ -80,6 +89,7 @@ def adamax_numpy(lr=0.001, b1=0.9, b2=0.999, eps=1e-7):
 
 
 def adadelta_numpy(lr=0.001, rho=0.95, eps=1e-7):
+    lr = as_float32(lr)  # Keras keeps the learning rate in a float32 variable
     w, acc_g, acc_d, out = W0.copy(), np.zeros(3), np.zeros(3), []
     for g in GRADS:
         acc_g = rho * acc_g + (1 - rho) * g * g
@@ -91,6 +101,7 @@ def adadelta_numpy(lr=0.001, rho=0.95, eps=1e-7):
 
 
 def rmsprop_numpy(lr=0.001, rho=0.9, eps=1e-7):
+    lr = as_float32(lr)  # Keras keeps the learning rate in a float32 variable
     w, v, out = W0.copy(), np.zeros(3), []
     for g in GRADS:
         v = rho * v + (1 - rho) * g * g
@@ -135,7 +146,7 @@ def test_first_three_steps_follow_the_update_rule(optimizer, expected):
 def test_keras_3_defaults_and_lookup_by_name(name, cls, lr, defaults):
     optimizer = optimizers.get(name)
     assert type(optimizer) is cls and optimizer.name == name
-    assert optimizer.learning_rate == lr
+    assert float(optimizer.learning_rate) == as_float32(lr)
     assert {k: getattr(optimizer, k) for k in defaults} == defaults
 
 
@@ -203,3 +214,16 @@ def test_a_schedule_as_learning_rate_is_called_with_iterations_before_each_updat
 def test_unsupported_options_are_refused_by_name():
     with pytest.raises(TypeError, match="weight_decay"):
         optimizers.Adam(weight_decay=0.01)
+
+
+def test_learning_rate_is_a_float32_variable_that_can_be_assigned():
+    optimizer = optimizers.Adam(0.01)
+    assert isinstance(optimizer.learning_rate, mt.Variable) and optimizer.learning_rate.dtype == mt.float32
+    optimizer.learning_rate.assign(0.5)
+    assert float(optimizer.learning_rate.numpy()) == 0.5
+    optimizer.learning_rate = 0.25  # assignment, as in Keras, keeps the same variable
+    assert optimizer.lr.numpy() == np.float32(0.25) and optimizer.current_learning_rate() == 0.25
+    (w,) = run(optimizers.SGD(0.5), [np.array([1.0, 1.0, 1.0])])
+    np.testing.assert_allclose(w, W0 - 0.5)
+    scheduled = optimizers.SGD(optimizers.schedules.ExponentialDecay(0.1, 1, 0.5))
+    assert float(scheduled.learning_rate) == pytest.approx(0.1)  # a schedule: its value for the next update

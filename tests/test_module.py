@@ -118,7 +118,7 @@ def test_keras_layers_and_models_are_modules():
     layer = tf.keras.layers.Dense(2)
     layer(tf.ones((1, 3)))
     assert isinstance(layer, tf.Module)
-    assert layer.name_scope.name == "dense/"
+    assert layer.name_scope.name == layer.name + "/"
 
     class Wrapper(tf.Module):
         def __init__(self):

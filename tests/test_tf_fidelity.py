@@ -356,3 +356,10 @@ def test_argmax_gives_int64_unless_output_type_says_otherwise():
     x = mt.constant([[1.0, 5.0], [7.0, 2.0]])
     assert mt.argmax(x, axis=1).dtype == mt.int64 and mt.argmax(x, axis=1).numpy().tolist() == [1, 0]
     assert mt.argmin(x, axis=0, output_type=mt.int32).dtype == mt.int32
+
+
+def test_integer_variance_std_and_logsumexp_are_refused():
+    for fn in (mt.math.reduce_variance, mt.math.reduce_std):
+        assert "floating-point" in message_of(TypeError, lambda fn=fn: fn(mt.constant([1, 2])))
+    assert "floating-point" in message_of(InvalidArgumentError, lambda: mt.reduce_logsumexp(mt.constant([1, 2])))
+    assert float(mt.math.reduce_variance(mt.constant([1.0, 2.0]))) == 0.25

@@ -68,7 +68,7 @@ def test_map_fn_and_vectorized_map_stack_per_row_results_and_differentiate():
         (lambda: mt.RaggedTensor, "mt.pad"),
         (lambda: mt.strings, "numbers only"),
         (lambda: mt.linalg.qr, "cholesky"),
-        (lambda: mt.math.top_k, "argsort"),
+        (lambda: mt.math.segment_sum, "one_hot"),
     ],
 )
 def test_what_is_left_out_says_so_and_what_to_use(lookup, hint):
@@ -203,3 +203,77 @@ def test_convert_image_dtype_scales_between_integer_and_float_ranges():
     with pytest.raises(AttributeError, match="no tf.image.resize"):
         mt.image.resize  # noqa: B018
     mt.debugging.set_log_device_placement(True)  # accepted: there is only the CPU
+
+
+def test_einsum_with_an_ellipsis_as_numpy():
+    rng = np.random.default_rng(1)
+    a, b = rng.normal(size=(3, 4, 5)), rng.normal(size=(3, 5, 2))
+    np.testing.assert_allclose(mt.einsum("...ij,...jk->...ik", a, b).numpy(), np.einsum("...ij,...jk->...ik", a, b))
+    np.testing.assert_allclose(mt.einsum("...ij", a).numpy(), np.einsum("...ij", a))
+    np.testing.assert_allclose(mt.einsum("i...,i...->...", a, a).numpy(), np.einsum("i...,i...->...", a, a))
+    with pytest.raises(NotImplementedError, match="broadcast_to"):
+        mt.einsum("...ij,...jk->...ik", a, b[:1])
+    check_gradients(lambda x, y: mt.einsum("...ij,...jk->...ik", x, y), [mt.constant(a), mt.constant(b)], order=2)
+
+
+def test_tensors_live_on_the_cpu():
+    assert mt.constant(1.0).device.endswith("CPU:0") and mt.Variable(1.0).device.endswith("CPU:0")
+
+
+X64 = mt.constant(np.random.default_rng(5).normal(size=(3, 4)))
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda t: mt.nn.dropout(t, 0.5, seed=7),  # a fixed seed: the same mask at every evaluation
+        lambda t: mt.nn.dropout(t, 0.5, noise_shape=[3, 1], seed=7) ** 2,
+        lambda t: mt.nn.moments(t, axes=[0])[1],
+        lambda t: mt.nn.moments(t**2, axes=[0, 1])[0],
+        lambda t: mt.clip_by_global_norm([t, 2.0 * t], 1.0)[0][1],
+        lambda t: mt.reverse(t, [0, 1]) ** 2,
+        lambda t: mt.meshgrid(t[0], t[1])[1] ** 2,
+        lambda t: mt.nn.bias_add(t**2, t[0]),
+        lambda t: mt.nn.embedding_lookup(t, [2, 0, 2]) ** 2,
+        lambda t: mt.linalg.global_norm([t, t[0]]),
+        lambda t: mt.math.log_sigmoid(t),
+        lambda t: mt.nn.relu6(t * 4.0),
+    ],
+)
+def test_composite_functions_differentiate_to_second_order(f):
+    check_gradients(f, [X64], order=2)
+
+
+def test_sort_argsort_top_k_as_documented():
+    a = [1, 10, 26.9, 2.8, 166.32, 62.3]
+    np.testing.assert_allclose(mt.sort(a).numpy(), [1.0, 2.8, 10.0, 26.9, 62.3, 166.32], rtol=1e-6)
+    np.testing.assert_allclose(
+        mt.sort(a, direction="DESCENDING").numpy(), [166.32, 62.3, 26.9, 10.0, 2.8, 1.0], rtol=1e-6
+    )
+    order = mt.argsort(a)
+    assert order.numpy().tolist() == [0, 3, 1, 2, 5, 4] and order.dtype == mt.int32
+    values, indices = mt.math.top_k(mt.constant([1, 3, 3, 2]), k=2)
+    assert values.numpy().tolist() == [3, 3] and indices.numpy().tolist() == [1, 2]  # ties: the lower index first
+    rows = mt.math.top_k(mt.constant([[0.1, 0.7, 0.2], [0.5, 0.1, 0.4]]), k=2)
+    assert rows.indices.numpy().tolist() == [[1, 2], [0, 2]]
+    assert mt.argsort(mt.constant([[3, 1], [2, 4]]), axis=0).numpy().tolist() == [[1, 0], [0, 1]]
+    with pytest.raises(ValueError, match="axis 2"):
+        mt.sort(mt.ones((2, 2)), axis=2)
+    with pytest.raises(ValueError, match="k=4"):
+        mt.math.top_k(mt.ones(3), k=4)
+
+
+def test_sorted_values_carry_gradients():
+    x = mt.constant(np.random.default_rng(2).normal(size=(3, 5)))
+    check_gradients(lambda t: mt.sort(t, axis=0) ** 2, [x], order=2)
+    check_gradients(lambda t: mt.math.top_k(t, k=2).values ** 3, [x], order=2)
+
+
+def test_gather_nd_as_documented():
+    params = mt.constant([[0.0, 1.0], [2.0, 3.0]])
+    assert mt.gather_nd(params, [[0, 0], [1, 1]]).numpy().tolist() == [0.0, 3.0]
+    assert mt.gather_nd(params, [[1], [0]]).numpy().tolist() == [[2.0, 3.0], [0.0, 1.0]]
+    assert mt.gather_nd(params, [[[0, 1]], [[1, 0]]]).numpy().tolist() == [[1.0], [2.0]]
+    with pytest.raises(ValueError, match=r"index \[1, -1\] is out of range"):
+        mt.gather_nd(params, [[1, -1]])
+    check_gradients(lambda t: mt.gather_nd(t, [[0, 1], [0, 1], [2, 3]]) ** 2, [X64], order=2)

@@ -73,14 +73,9 @@ def training_scope(training: bool) -> Iterator[None]:
         stack.pop()
 
 
-@contextlib.contextmanager
-def call_context() -> Iterator[bool]:
-    """Around a layer call: yields True for an outermost call (the one whose start clears `add_loss` losses)."""
-    _training.depth += 1
-    try:
-        yield _training.depth == 1
-    finally:
-        _training.depth -= 1
+def call_state() -> _CallState:
+    """This thread's layer-call state: the training flags, the call depth, the layers holding losses."""
+    return _training
 
 
 _regularized_weights = 0  # how many weights with a regularizer were ever made: 0 lets `layer.losses` skip its walk

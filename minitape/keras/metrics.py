@@ -66,7 +66,7 @@ class Metric:
         return self.result()
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} name={self.name} result={float(np.asarray(self.result())):.4f}>"
+        return f"<{type(self).__name__} name={self.name} result={float(self.result()):.4f}>"
 
 
 class Mean(Metric):
@@ -283,6 +283,50 @@ class Recall(Precision):
         return _divide_no_nan(tp, tp + fn)
 
 
+class _Count(_Confusion):
+    """One confusion count (weighted), at each of `thresholds` (default 0.5)."""
+
+    _which = 0  # position in (tp, fp, fn, tn)
+
+    def __init__(self, thresholds: Any = None, name: str | None = None, dtype: Any = None) -> None:
+        self.thresholds = np.atleast_1d(np.asarray(0.5 if thresholds is None else thresholds, dtype=np.float64))
+        self._single = thresholds is None or np.ndim(thresholds) == 0
+        super().__init__(name, dtype)
+        self.accumulator = self.add_weight("accumulator", (len(self.thresholds),))
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        counts = self._confusion(y_true, y_pred, sample_weight, self.thresholds)[self._which]
+        self.accumulator.assign_add(counts.astype(np.float32))
+
+    def result(self) -> Tensor:
+        value = np.asarray(self.accumulator)
+        return Tensor(np.asarray(value[0] if self._single else value, dtype=np.float32))
+
+
+class TruePositives(_Count):
+    """How many (weighted) examples are labelled positive and predicted positive (y_pred > threshold)."""
+
+    _which = 0
+
+
+class FalsePositives(_Count):
+    """How many (weighted) examples are labelled negative but predicted positive."""
+
+    _which = 1
+
+
+class FalseNegatives(_Count):
+    """How many (weighted) examples are labelled positive but predicted negative."""
+
+    _which = 2
+
+
+class TrueNegatives(_Count):
+    """How many (weighted) examples are labelled negative and predicted negative."""
+
+    _which = 3
+
+
 class AUC(_Confusion):
     """Area under the ROC (or PR) curve, from confusion counts at `num_thresholds` thresholds, as Keras computes it.
 
@@ -405,6 +449,10 @@ _BY_NAME: dict[str, Any] = {
     "log_cosh": LogCoshError,
     "cosine_similarity": CosineSimilarity,
     "precision": Precision,
+    "true_positives": TruePositives,
+    "false_positives": FalsePositives,
+    "true_negatives": TrueNegatives,
+    "false_negatives": FalseNegatives,
     "recall": Recall,
     "auc": AUC,
 }

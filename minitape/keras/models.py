@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from minitape import nest, random
-from minitape.keras import backend, symbolic, unsupported
+from minitape import nest
+from minitape.keras import backend, compile_utils, data_adapter, symbolic, unsupported
 from minitape.keras import losses as losses_module
 from minitape.keras import metrics as metrics_module
 from minitape.keras import optimizers as optimizers_module
@@ -23,7 +23,6 @@ from minitape.keras.layers.base import Layer
 from minitape.ops.api import add_n
 from minitape.ops.math_ops import cast
 from minitape.tape import GradientTape
-from minitape.tensor import TensorLike
 
 
 class Model(Layer):
@@ -137,9 +136,11 @@ class Model(Layer):
         if unknown:
             raise TypeError(f"compile: unexpected keyword argument(s) {sorted(unknown)}")
         self.optimizer = optimizers_module.get(optimizer)
-        self.loss = _by_output(loss, self, "loss", lambda item: losses_module.get(item) if item is not None else None)
+        self.loss = compile_utils.by_output(
+            loss, self, "loss", lambda item: losses_module.get(item) if item is not None else None
+        )
         self.loss_weights = loss_weights
-        if isinstance(self.loss, (list, dict)) or len(self.outputs) > 1:
+        if isinstance(self.loss, (list, dict)) or len(self.outputs) > 1 or isinstance(metrics, dict):
             self.compiled_metrics = self._multi_output_metrics(metrics)
         else:
             self.compiled_metrics = [(None, metrics_module.get(m, self.loss)) for m in (metrics or [])]
@@ -149,6 +150,11 @@ class Model(Layer):
         names = self.output_names
         if metrics is None:
             return []
+        if not names:
+            raise ValueError(
+                "compile: metrics per output (a dict, or a list of lists) need a functional model whose outputs "
+                "have names; for one output pass a plain list, e.g. metrics=['accuracy']"
+            )
         if isinstance(metrics, dict):
             per_output = [metrics.get(n, []) for n in names]
         elif metrics and all(isinstance(m, (list, tuple)) or m is None for m in metrics):
@@ -189,8 +195,8 @@ class Model(Layer):
         total = None
         loss = self.loss
         if isinstance(loss, (list, dict)) or isinstance(y_pred, (list, tuple, dict)):
-            pairs = _pair_outputs(self, loss, y, y_pred)
-            weights = _pair_weights(self, self.loss_weights, len(pairs))
+            pairs = compile_utils.pair_outputs(self, loss, y, y_pred)
+            weights = compile_utils.pair_weights(self, self.loss_weights, len(pairs))
             for (fn, target, prediction), weight in zip(pairs, weights):
                 if fn is None:
                     continue
@@ -213,31 +219,34 @@ class Model(Layer):
 
     def compute_metrics(self, x: Any, y: Any, y_pred: Any, sample_weight: Any = None) -> dict[str, float]:
         if self.compiled_metrics:
-            targets, predictions = nest.flatten(_ordered(self, y)), nest.flatten(_ordered(self, y_pred))
+            targets, predictions = (
+                nest.flatten(compile_utils.ordered(self, y)),
+                nest.flatten(compile_utils.ordered(self, y_pred)),
+            )
             for index, metric in self.compiled_metrics:
                 if index is None:
                     metric.update_state(y, y_pred)
                 else:
                     metric.update_state(targets[index], predictions[index])
-        return {m.name: float(np.asarray(m.result())) for m in self.metrics}
+        return {m.name: float(m.result()) for m in self.metrics}
 
     def train_step(self, data: Any) -> dict[str, float]:
         """One optimisation step on a batch `(x, y)`: the loop a custom training lesson writes by hand."""
-        x, y, sample_weight = _unpack(data)
+        x, y, sample_weight = compile_utils.unpack(data)
         with GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x, y, y_pred, sample_weight)
         variables = self.trainable_variables
         gradients = tape.gradient(loss, variables)
         self.optimizer.apply_gradients(zip(gradients, variables))
-        self._loss_tracker.update_state(np.asarray(loss), sample_weight=_batch_size(y_pred))
+        self._loss_tracker.update_state(np.asarray(loss), sample_weight=compile_utils.batch_size_of(y_pred))
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def test_step(self, data: Any) -> dict[str, float]:
-        x, y, sample_weight = _unpack(data)
+        x, y, sample_weight = compile_utils.unpack(data)
         y_pred = self(x, training=False)
         loss = self.compute_loss(x, y, y_pred, sample_weight, training=False)
-        self._loss_tracker.update_state(np.asarray(loss), sample_weight=_batch_size(y_pred))
+        self._loss_tracker.update_state(np.asarray(loss), sample_weight=compile_utils.batch_size_of(y_pred))
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def reset_metrics(self) -> None:
@@ -269,12 +278,12 @@ class Model(Layer):
         self._require_compiled("fit")
         verbose = 1 if verbose == "auto" else int(verbose)
         if class_weight is not None:
-            sample_weight = _class_weights(class_weight, y, sample_weight)
+            sample_weight = data_adapter.class_weights(class_weight, y, sample_weight)
         if validation_split and validation_data is None:
-            x, y, validation_data = _split(x, y, validation_split)
+            x, y, validation_data = data_adapter.split(x, y, validation_split)
             if sample_weight is not None:
-                sample_weight = np.asarray(sample_weight)[: _length(nest.flatten(x)[0], "x")]
-        batches_of = _batcher(x, y, batch_size, "fit", sample_weight, needs_y=self.loss is not None)
+                sample_weight = np.asarray(sample_weight)[: data_adapter.length(nest.flatten(x)[0], "x")]
+        batches_of = data_adapter.batcher(x, y, batch_size, "fit", sample_weight, needs_y=self.loss is not None)
         history = History()
         hooks = [history, *(callbacks or [])]
         steps = batches_of.steps if steps_per_epoch is None else steps_per_epoch
@@ -305,7 +314,7 @@ class Model(Layer):
             if steps is None:  # a dataset of unknown length: now it is known
                 steps = bar.target = seen
             if validation_data is not None:
-                if _is_dataset(validation_data):
+                if data_adapter.is_dataset(validation_data):
                     val = self.evaluate(validation_data, verbose=0, return_dict=True)
                 else:
                     val_x, val_y, *val_w = validation_data
@@ -340,7 +349,7 @@ class Model(Layer):
         """The loss (and metrics) over all of (x, y): a number, or [loss, metric, ...] when there are metrics."""
         self._require_compiled("evaluate")
         verbose = 1 if verbose == "auto" else int(verbose)
-        batches_of = _batcher(x, y, batch_size, "evaluate", sample_weight, needs_y=self.loss is not None)
+        batches_of = data_adapter.batcher(x, y, batch_size, "evaluate", sample_weight, needs_y=self.loss is not None)
         self.reset_metrics()
         bar = Progbar(batches_of.steps, verbose=verbose)
         logs: dict[str, float] = {}
@@ -358,7 +367,7 @@ class Model(Layer):
     def predict(self, x: Any, batch_size: int | None = None, verbose: Any = "auto", **kwargs: Any) -> Any:
         """The model's outputs for every example of x, as numpy arrays (computed in batches, training=False)."""
         verbose = 1 if verbose == "auto" else int(verbose)
-        batches_of = _batcher(x, None, batch_size, "predict")
+        batches_of = data_adapter.batcher(x, None, batch_size, "predict")
         bar = Progbar(batches_of.steps, verbose=verbose)
         outputs = []
         step = -1
@@ -476,211 +485,3 @@ def Input(  # noqa: N802 - Keras' name
         raise ValueError("keras.Input needs a shape, e.g. keras.Input(shape=(784,)) (the batch axis is left out)")
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
     return InputLayer(shape, batch_size, dtype, name).output
-
-
-# ---- several outputs -----------------------------------------------------------------------------
-def _by_output(value: Any, model: Model, what: str, convert: Callable) -> Any:
-    """A loss given once, per output in a list, or per output name in a dict, converted item by item."""
-    if isinstance(value, dict):
-        names = model.output_names
-        unknown = sorted(set(value) - set(names))
-        if unknown:
-            raise ValueError(f"compile: {what} has keys {unknown} that are not output names; the outputs are {names}")
-        return {k: convert(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        if model.outputs and len(value) != len(model.outputs):
-            raise ValueError(
-                f"compile: {what} is a list of {len(value)} but the model has {len(model.outputs)} outputs "
-                f"{model.output_names}"
-            )
-        return [convert(v) for v in value]
-    return convert(value)
-
-
-def _ordered(model: Model, values: Any) -> Any:
-    """Targets or predictions in output order (a dict keyed by output name becomes a list)."""
-    if isinstance(values, dict) and model.outputs and not isinstance(model._graph.outputs, dict):
-        return [values[name] for name in model.output_names]
-    return values
-
-
-def _pair_outputs(model: Model, loss: Any, y: Any, y_pred: Any) -> list[tuple[Any, Any, Any]]:
-    """(loss, target, prediction) for each output."""
-    predictions = nest.flatten(_ordered(model, y_pred))
-    targets = nest.flatten(_ordered(model, y))
-    if len(targets) != len(predictions):
-        raise ValueError(f"The model has {len(predictions)} outputs but y holds {len(targets)} targets")
-    if isinstance(loss, dict):
-        fns = [loss.get(name) for name in model.output_names]
-    elif isinstance(loss, list):
-        fns = loss
-    else:
-        fns = [loss] * len(predictions)
-    return list(zip(fns, targets, predictions))
-
-
-def _pair_weights(model: Model, weights: Any, n: int) -> list[float]:
-    if weights is None:
-        return [1.0] * n
-    if isinstance(weights, dict):
-        return [float(weights.get(name, 1.0)) for name in model.output_names]
-    return [float(w) for w in weights]
-
-
-def _unpack(data: Any) -> tuple[Any, Any, Any]:
-    """A batch as Keras takes it: (x, y) or (x, y, sample_weight)."""
-    if isinstance(data, (list, tuple)) and len(data) in (2, 3):
-        return (data[0], data[1], data[2] if len(data) == 3 else None)
-    raise ValueError(
-        f"A training batch must be a tuple (x, y) or (x, y, sample_weight), got {type(data).__name__} "
-        f"of length {len(data) if hasattr(data, '__len__') else '?'}"
-    )
-
-
-def _batch_size(y_pred: Any) -> int:
-    return int(nest.flatten(y_pred)[0].shape[0])
-
-
-# ---- data: arrays (or datasets) into batches ------------------------------------------------------
-def _is_dataset(x: Any) -> bool:
-    """An iterable of batches (a tf.data-like Dataset or a generator), not an array, a tensor or a structure."""
-    return hasattr(x, "__iter__") and not isinstance(x, (np.ndarray, TensorLike, list, tuple, dict, str))
-
-
-class _Batches:
-    """Callable giving the batches of one epoch: `(x_batch, y_batch[, weights])`, shuffled if asked; x, y nested."""
-
-    def __init__(self, x: Any, y: Any, batch_size: int, sample_weight: Any = None) -> None:
-        self.x, self.y, self.batch_size, self.sample_weight = x, y, batch_size, sample_weight
-        self.n = _length(nest.flatten(x)[0], "x")
-        self.steps = -(-self.n // batch_size)
-
-    def __call__(self, shuffle: bool):
-        order = random.generator().permutation(self.n) if shuffle else None
-        for start in range(0, self.n, self.batch_size):
-            if order is None:
-                pick: Any = slice(start, start + self.batch_size)
-            else:
-                pick = order[start : start + self.batch_size]
-            y = None if self.y is None else _take(self.y, pick)
-            if self.sample_weight is None:
-                yield _take(self.x, pick), y
-            else:
-                yield _take(self.x, pick), y, self.sample_weight[pick]
-
-
-def _take(structure: Any, pick: Any) -> Any:
-    """The examples `pick` of every array in `structure`."""
-    if isinstance(structure, np.ndarray):
-        return structure[pick]
-    return nest.map_structure(lambda a: a[pick], structure)
-
-
-class _DatasetBatches:
-    """The batches of an iterable dataset, as they come: the dataset batches and shuffles itself."""
-
-    def __init__(self, dataset: Any, what: str) -> None:
-        self.dataset, self.what = dataset, what
-        self.steps = len(dataset) if hasattr(dataset, "__len__") else None
-
-    def __call__(self, shuffle: bool):
-        for item in self.dataset:
-            if self.what == "predict":
-                yield (item[0] if isinstance(item, tuple) else item), None
-            elif isinstance(item, (tuple, list)) and len(item) in (2, 3):
-                yield tuple(item)
-            else:
-                raise ValueError(
-                    f"{self.what}(): each element of the dataset must be a tuple (x, y) or (x, y, sample_weight), "
-                    f"got {type(item).__name__}"
-                )
-
-
-def _length(value: Any, what: str) -> int:
-    shape = np.shape(value)
-    if not shape:
-        raise ValueError(f"{what} must have a batch axis (one entry per example), but it is a scalar")
-    return shape[0]
-
-
-def _array(value: Any, name: str, what: str) -> np.ndarray:
-    array = backend.to_numpy(value)
-    if array.dtype.kind not in "biuf":
-        raise TypeError(
-            f"{what}(): {name} must be a numpy array or a tensor of numbers (one entry per example), "
-            f"not {type(value).__name__}; or pass a dataset yielding (x, y) batches as x"
-        )
-    return array
-
-
-def _arrays(value: Any, name: str, what: str) -> Any:
-    """A structure (list, tuple, dict) of arrays stays a structure; anything else becomes one array."""
-    if isinstance(value, (list, tuple, dict)) and nest.flatten(value) and not np.isscalar(nest.flatten(value)[0]):
-        leaves = nest.flatten(value)
-        if all(isinstance(v, (np.ndarray, TensorLike)) for v in leaves):
-            return nest.map_structure(lambda v: _array(v, name, what), value)
-    return _array(value, name, what)
-
-
-def _class_weights(class_weight: dict, y: Any, sample_weight: Any) -> np.ndarray:
-    """Keras' class_weight: each example weighs class_weight[its class] (its label, or argmax of a one-hot row)."""
-    if _is_dataset(y) or isinstance(y, (list, tuple, dict)) or y is None:
-        raise ValueError("fit(): class_weight needs y as one array of labels (not a dataset or several outputs)")
-    labels = backend.to_numpy(y)
-    classes = np.argmax(labels, axis=-1) if labels.ndim > 1 and labels.shape[-1] > 1 else labels.reshape(len(labels))
-    classes = np.round(classes).astype(np.int64)
-    missing = sorted(set(np.unique(classes).tolist()) - set(class_weight))
-    if missing:
-        raise ValueError(f"fit(): class_weight has no weight for class(es) {missing}; give one for every class in y")
-    weights = np.array([class_weight[c] for c in classes.tolist()], dtype=np.float32)
-    return weights if sample_weight is None else weights * np.asarray(sample_weight, dtype=np.float32)
-
-
-def _batcher(x: Any, y: Any, batch_size: int | None, what: str, sample_weight: Any = None, needs_y: bool = True) -> Any:
-    if x is None:
-        raise ValueError(f"{what}() needs the input data x")
-    if batch_size is not None and (int(batch_size) != batch_size or batch_size < 1):
-        raise ValueError(f"{what}(): batch_size must be a positive integer, got {batch_size!r}")
-    if _is_dataset(x):
-        if y is not None:
-            raise ValueError(f"{what}(): y must not be given when x is a dataset (it yields (x, y) batches)")
-        if batch_size is not None:
-            raise ValueError(f"{what}(): batch_size must not be given when x is a dataset (it is already batched)")
-        if sample_weight is not None:
-            raise ValueError(f"{what}(): sample_weight must not be given when x is a dataset (it may yield them)")
-        return _DatasetBatches(x, what)
-    x = _arrays(x, "x", what)
-    first_x = nest.flatten(x)[0]
-    nx = _length(first_x, "x")
-    if y is not None:
-        y = _arrays(y, "y", what)
-        for target in nest.flatten(y):
-            ny = _length(target, "y")
-            if nx != ny:
-                raise ValueError(
-                    f"{what}(): x and y have different lengths: x has {nx} examples (shape {first_x.shape}) and y "
-                    f"has {ny} (shape {target.shape}). Make sure they hold the same number of samples."
-                )
-    elif what != "predict" and needs_y:
-        raise ValueError(f"{what}() needs the targets y as well as x")
-    if sample_weight is not None:
-        sample_weight = _array(sample_weight, "sample_weight", what)
-        if sample_weight.shape[:1] != (nx,):
-            raise ValueError(
-                f"{what}(): sample_weight of shape {sample_weight.shape} must hold one weight per example ({nx})"
-            )
-    return _Batches(x, y, int(batch_size or 32), sample_weight)
-
-
-def _split(x: Any, y: Any, fraction: float) -> tuple:
-    if not 0 < fraction < 1:
-        raise ValueError(f"validation_split must be between 0 and 1, got {fraction!r}")
-    if _is_dataset(x):
-        raise ValueError("validation_split is not supported when x is a dataset: pass validation_data instead")
-    x, y = _arrays(x, "x", "fit"), _arrays(y, "y", "fit")
-    cut = int(_length(nest.flatten(x)[0], "x") * (1 - fraction))
-    return (
-        nest.map_structure(lambda a: a[:cut], x),
-        nest.map_structure(lambda a: a[:cut], y),
-        (nest.map_structure(lambda a: a[cut:], x), nest.map_structure(lambda a: a[cut:], y)),
-    )

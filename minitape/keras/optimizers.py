@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from minitape.execute import constant
 from minitape.keras import backend, constraints, schedules
 from minitape.variables import Variable
 
@@ -35,6 +36,12 @@ _NO_GRADIENTS_HELP = (
     "not depend on these variables (e.g. the wrong model's variables were passed); or the loss was computed "
     "from integer tensors. `tape.explain(loss, variables)` says which one for each variable."
 )
+
+
+def _current(variable: Variable) -> np.ndarray:
+    """The variable's value as an array, read without a tape record."""
+    value = np.asarray(variable.numpy()) if variable.ndim == 0 else np.asarray(variable)
+    return value  # (numpy() for 0-d: after assign_add a 0-d variable may hold a numpy scalar, not an array)
 
 
 class Optimizer:
@@ -71,6 +78,7 @@ class Optimizer:
         for what, value in (("clipnorm", clipnorm), ("clipvalue", clipvalue), ("global_clipnorm", global_clipnorm)):
             if value is not None and not value > 0:
                 raise ValueError(f"{type(self).__name__}: {what} must be a positive number, got {value!r}")
+        self._learning_rate: Any = None
         self.learning_rate = learning_rate
         self.name = name or backend.snake_case(type(self).__name__)
         self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
@@ -78,17 +86,32 @@ class Optimizer:
         self._slots: dict = {}  # variable ref -> {slot name: numpy array}
 
     @property
-    def lr(self) -> Any:
-        return self.learning_rate
+    def learning_rate(self) -> Any:
+        """A float32 Variable (`.numpy()`, `.assign(0.01)`), or with a schedule its value for the next update."""
+        if isinstance(self._learning_rate, Variable):
+            return self._learning_rate
+        return constant(self.current_learning_rate(), dtype="float32")
+
+    @learning_rate.setter
+    def learning_rate(self, value: Any) -> None:
+        """A number is assigned to the learning-rate Variable, as in Keras; a schedule or callable replaces it."""
+        if isinstance(value, schedules.LearningRateSchedule) or (callable(value) and not isinstance(value, Variable)):
+            self._learning_rate = value
+        elif isinstance(self._learning_rate, Variable):
+            self._learning_rate.assign(np.float32(np.asarray(value)))
+        else:
+            self._learning_rate = Variable(np.float32(np.asarray(value)), trainable=False, name="learning_rate")
+
+    lr = learning_rate
 
     def current_learning_rate(self) -> float:
         """The learning rate the next update uses: a schedule is evaluated at the current `iterations`."""
-        lr = self.learning_rate
+        lr = self._learning_rate
         if isinstance(lr, schedules.LearningRateSchedule):
             return float(np.asarray(lr(self.iterations.numpy())))
-        if callable(lr):
+        if callable(lr) and not isinstance(lr, Variable):
             return float(np.asarray(lr()))
-        return float(np.asarray(lr))
+        return float(lr)
 
     def apply_gradients(self, grads_and_vars: Any, name: str | None = None, **kwargs: Any) -> Variable:
         """Update each variable by its gradient. Pairs whose gradient is None are skipped, with a warning."""
@@ -112,13 +135,13 @@ class Optimizer:
                 stacklevel=2,
             )
         lr = self.current_learning_rate()
-        step = int(self.iterations.numpy()) + 1  # Keras' local_step: 1 on the first update
+        step = int(self.iterations) + 1  # Keras' local_step: 1 on the first update
         values, grads = [], []
         for g, v in pairs:
             if g is None:
                 continue
             grad = backend.to_numpy(g)
-            value = np.asarray(v)  # the current value, read without a tape record
+            value = _current(v)
             if grad.shape != value.shape:
                 raise ValueError(
                     f"{type(self).__name__}: the gradient for {v.name} has shape {grad.shape}, but the variable "
@@ -134,7 +157,7 @@ class Optimizer:
             new = self._update(value, grad, slots, step, lr)
             v.assign(new.astype(value.dtype, copy=False))
             constraints.apply(v)
-        self.iterations.assign_add(1)
+        self.iterations.assign(np.int64(step))
         return self.iterations
 
     def _new_slots(self, value: np.ndarray) -> dict[str, np.ndarray]:
@@ -173,11 +196,15 @@ class Optimizer:
 
     @property
     def variables(self) -> list[Any]:
-        """The optimizer's state: `iterations`, then each variable's slots (numpy arrays)."""
-        return [self.iterations] + [a for slots in self._slots.values() for a in slots.values()]
+        """The optimizer's state: `iterations`, the learning rate, then each variable's slots (numpy arrays)."""
+        rate = [self._learning_rate] if isinstance(self._learning_rate, Variable) else []
+        return [self.iterations, *rate] + [a for slots in self._slots.values() for a in slots.values()]
 
     def get_config(self) -> dict:
-        return {k: v for k, v in vars(self).items() if not k.startswith("_") and k != "iterations"}
+        rate = self._learning_rate
+        # float32 holds about 7 significant digits: show 0.01, not 0.009999999776482582
+        config = {"learning_rate": float(f"{float(rate):.7g}") if isinstance(rate, Variable) else rate}
+        return {**config, **{k: v for k, v in vars(self).items() if not k.startswith("_") and k != "iterations"}}
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items() if v is not None and k != "name")

@@ -51,7 +51,9 @@ class KerasTensor:
     def _no_value(self, what: str) -> TypeError:
         return TypeError(
             f"{self!r} is symbolic: it has a shape and a dtype but no value, so it cannot {what}. "
-            "Build the model with keras.Model(inputs, outputs), then call the model on data."
+            "To apply an mt op to it in a functional model, wrap the op in a layer, e.g. "
+            "keras.layers.Lambda(lambda t: mt.nn.relu(t))(x); to compute values, build "
+            "keras.Model(inputs, outputs) and call the model on data."
         )
 
     def numpy(self) -> Any:

@@ -5,7 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from minitape.dtypes import int32
-from minitape.execute import note_numpy_conversion  # noqa: F401 - used by Tensor.__array__ and .numpy()
+from minitape.execute import (
+    convert_to_tensor,
+    note_numpy_conversion,  # noqa: F401 - used by Tensor.__array__ and .numpy()
+)
 from minitape.ops import reduce_ops as _r
 from minitape.ops.array_ops import (  # noqa: F401
     concat,
@@ -22,7 +25,8 @@ from minitape.ops.array_ops import (  # noqa: F401
     unstack,
 )
 from minitape.ops.creation import eye, fill, linspace, ones, ones_like, range, zeros, zeros_like  # noqa: F401
-from minitape.ops.einsum_ops import einsum, tensordot  # noqa: F401
+from minitape.ops.einsum_ellipsis import einsum  # noqa: F401
+from minitape.ops.einsum_ops import tensordot  # noqa: F401
 from minitape.ops.math_ops import (  # noqa: F401
     abs,
     add,
@@ -100,7 +104,14 @@ reduce_any = _reduction(_r.reduce_any, "Logical or over `axis`.")
 
 
 def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
-    """Mean squared distance from the mean over `axis`."""
+    """Mean squared distance from the mean over `axis`; floating-point input only, as in TensorFlow."""
+    if not isinstance(input_tensor, TensorLike):
+        input_tensor = convert_to_tensor(input_tensor)
+    if not input_tensor.dtype.is_floating:  # an integer mean truncates: the variance would be wrong
+        raise TypeError(
+            f"reduce_variance / reduce_std: input must be floating-point, not {input_tensor.dtype.name}; "
+            "cast it first, e.g. mt.cast(x, mt.float32)"
+        )
     centred = input_tensor - reduce_mean(input_tensor, axis=axis, keepdims=True)
     return reduce_mean(square(centred), axis=axis, keepdims=keepdims)
 

@@ -29,7 +29,6 @@ from minitape.ops.api import (
     square,
     squeeze,
     stack,
-    stop_gradient,
     tanh,
     unstack,
     where,
@@ -205,10 +204,11 @@ def gelu(features: Any, approximate: bool = False, name: str | None = None) -> T
 
 
 def moments(x: Any, axes: Any, shift: Any = None, keepdims: bool = False, name: str | None = None) -> tuple:
-    """(mean, variance) over `axes`; as in TensorFlow, the variance treats the mean as a constant."""
+    """(mean, variance) over `axes`. TensorFlow stops the gradient at the mean inside the variance, which leaves
+    first derivatives unchanged but makes second derivatives wrong; minitape differentiates it fully."""
     axes = [int(a) for a in np.asarray(_plain(axes)).ravel()]
     mean = reduce_mean(x, axis=axes, keepdims=True)
-    variance = reduce_mean(square(x - stop_gradient(mean)), axis=axes, keepdims=True)
+    variance = reduce_mean(square(x - mean), axis=axes, keepdims=True)
     if keepdims:
         return mean, variance
     return squeeze(mean, axis=axes), squeeze(variance, axis=axes)

@@ -111,6 +111,8 @@ def _exclusive_prod(rows):
 
 
 def _logsumexp(a, axis=None, keepdims=False):
+    if a.dtype.kind != "f":  # numpy would compute in float64, then the integer output would truncate
+        raise TypeError(f"reduce_logsumexp needs a floating-point tensor, not {a.dtype}; cast it first")
     axes = _axes(axis, a.ndim)
     shift = np.max(a, axis=axes, keepdims=True) if a.size else np.zeros([1] * a.ndim, a.dtype)
     shift = np.where(np.isfinite(shift), shift, 0)

@@ -99,3 +99,26 @@ def ensure_shape(x: Any, shape: Any, name: str | None = None) -> Any:
     if len(actual) != len(wanted) or any(w is not None and int(w) != a for w, a in zip(wanted, actual)):
         raise InvalidArgumentError(f"Shape of tensor x {actual} is not compatible with expected shape {wanted}")
     return x
+
+
+def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: str | None = None) -> Tensor:
+    """Pick entries or slices of `params` by index tuples: indices[..., :] is one (i, j, ...) position each;
+    the result has shape indices.shape[:-1] + params.shape[indices.shape[-1]:]. Differentiable in params."""
+    if batch_dims != 0:
+        raise NotImplementedError("gather_nd with batch_dims != 0 is not supported by minitape")
+    index = np.asarray(_plain(indices))
+    shape = np.shape(_plain(params))
+    if index.dtype.kind not in "iu" or index.ndim == 0 or index.shape[-1] > len(shape):
+        raise InvalidArgumentError(
+            f"gather_nd: indices must be integers whose last axis (here {list(index.shape)}) holds at most "
+            f"{len(shape)} coordinates, one per axis of params of shape {list(shape)}"
+        )
+    depth = index.shape[-1]
+    bounds = np.asarray(shape[:depth])
+    if index.size and ((index < 0).any() or (index >= bounds).any()):
+        bad = index.reshape(-1, depth)[((index < 0) | (index >= bounds)).reshape(-1, depth).any(axis=1)][0]
+        raise InvalidArgumentError(
+            f"gather_nd: index {bad.tolist()} is out of range for params of shape {list(shape)} "
+            "(negative indices do not count from the end here)"
+        )
+    return strided_slice(params, tuple(index[..., i] for i in range(depth)))

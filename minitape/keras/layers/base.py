@@ -175,7 +175,7 @@ class Layer(Module):
 
     def _tracked(self) -> Iterator[Any]:
         """Modules and Variables among the attributes, in assignment order, looking inside lists, tuples and dicts."""
-        stack = list(reversed(list(vars(self).values())))
+        stack = [v for k, v in reversed(vars(self).items()) if k not in _BOOKKEEPING]
         while stack:
             value = stack.pop()
             if isinstance(value, (Module, Variable)):
@@ -199,11 +199,12 @@ class Layer(Module):
                 if id(item) not in visited:
                     item._collect(found, seen, visited, want, trainable)
                 continue
-            for variable in item.variables if isinstance(item, Module) else (item,):
-                if variable.ref() not in seen:
+            for variable in (item,) if isinstance(item, Variable) else item.variables:  # a Variable or a Module
+                key = id(variable)
+                if key not in seen:
                     is_trainable = trainable and variable.trainable
                     if want is None or want == is_trainable:
-                        seen.add(variable.ref())
+                        seen.add(key)
                         found.append(variable)
 
     @property
@@ -274,21 +275,28 @@ class Layer(Module):
             training = backend.current_training()
         if _takes(self.call, "training"):
             kwargs["training"] = bool(training)
-        with backend.call_context() as outermost:
-            if outermost:
-                backend.clear_call_losses(self)
+        state = backend.call_state()  # per thread; updated inline: context managers cost time on every call
+        if state.depth == 0 and state.loss_owners:  # an outermost call forgets the losses of the previous one
+            backend.clear_call_losses(self)
+        state.depth += 1
+        try:
             with name_scope(self.name):
                 if isinstance(inputs, TensorLike):
                     self.check_input(tuple(inputs.shape))
                 if not self.built:
                     self._build_from_call(_shape_of(inputs))
                     self.built = True
-                with backend.training_scope(bool(training)):
+                state.stack.append(bool(training))
+                try:
                     outputs = self.call(inputs, *args, **kwargs)
+                finally:
+                    state.stack.pop()
                 if self.activity_regularizer is not None:
                     penalties = [self.activity_regularizer(o) for o in _flat_tensors(outputs)]
                     if penalties:
                         self.add_loss(add_n(penalties) if len(penalties) > 1 else penalties[0])
+        finally:
+            state.depth -= 1
         if isinstance(outputs, TensorLike):
             self._output_shape = (None, *tuple(outputs.shape)[1:])
         return outputs
@@ -310,6 +318,10 @@ class Layer(Module):
 
     def compute_output_shape(self, input_shape: tuple) -> tuple:
         raise NotImplementedError(f"{type(self).__name__} does not compute output shapes without a call")
+
+
+# Layer attributes that hold no weights or sublayers of their own (or only ones found elsewhere): not walked
+_BOOKKEEPING = frozenset({"_regularized", "_call_losses", "_module_scope", "_inbound_node", "_graph", "_output_shape"})
 
 
 def _flat_tensors(outputs: Any) -> list[Any]:

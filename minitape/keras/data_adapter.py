@@ -1,0 +1,162 @@
+"""Training data into batches, as Keras' data adapters: arrays (or lists and dicts of them) are sliced into
+shuffled batches; a dataset (any iterable of (x, y[, sample_weight]) batches) is passed through as it comes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minitape import nest, random
+from minitape.keras import backend
+from minitape.tensor import TensorLike
+
+
+def is_dataset(x: Any) -> bool:
+    """An iterable of batches (a tf.data-like Dataset or a generator), not an array, a tensor or a structure."""
+    return hasattr(x, "__iter__") and not isinstance(x, (np.ndarray, TensorLike, list, tuple, dict, str))
+
+
+class _Batches:
+    """Callable giving the batches of one epoch: `(x_batch, y_batch[, weights])`, shuffled if asked; x, y nested."""
+
+    def __init__(self, x: Any, y: Any, batch_size: int, sample_weight: Any = None) -> None:
+        self.x, self.y, self.batch_size, self.sample_weight = x, y, batch_size, sample_weight
+        self.n = length(nest.flatten(x)[0], "x")
+        self.steps = -(-self.n // batch_size)
+
+    def __call__(self, shuffle: bool):
+        order = random.generator().permutation(self.n) if shuffle else None
+        for start in range(0, self.n, self.batch_size):
+            if order is None:
+                pick: Any = slice(start, start + self.batch_size)
+            else:
+                pick = order[start : start + self.batch_size]
+            y = None if self.y is None else _take(self.y, pick)
+            if self.sample_weight is None:
+                yield _take(self.x, pick), y
+            else:
+                yield _take(self.x, pick), y, self.sample_weight[pick]
+
+
+def _take(structure: Any, pick: Any) -> Any:
+    """The examples `pick` of every array in `structure`."""
+    if isinstance(structure, np.ndarray):
+        return structure[pick]
+    return nest.map_structure(lambda a: a[pick], structure)
+
+
+class _DatasetBatches:
+    """The batches of an iterable dataset, as they come: the dataset batches and shuffles itself."""
+
+    def __init__(self, dataset: Any, what: str) -> None:
+        self.dataset, self.what = dataset, what
+        self.steps = len(dataset) if hasattr(dataset, "__len__") else None
+
+    def __call__(self, shuffle: bool):
+        for item in self.dataset:
+            if self.what == "predict":
+                yield (item[0] if isinstance(item, tuple) else item), None
+            elif isinstance(item, (tuple, list)) and len(item) in (2, 3):
+                yield tuple(item)
+            else:
+                raise ValueError(
+                    f"{self.what}(): each element of the dataset must be a tuple (x, y) or (x, y, sample_weight), "
+                    f"got {type(item).__name__}"
+                )
+
+
+def length(value: Any, what: str) -> int:
+    """The number of examples in `value` (its first axis), or a clear error for a scalar."""
+    shape = np.shape(value)
+    if not shape:
+        raise ValueError(f"{what} must have a batch axis (one entry per example), but it is a scalar")
+    return shape[0]
+
+
+def _array(value: Any, name: str, what: str) -> np.ndarray:
+    array = backend.to_numpy(value)
+    if array.dtype.kind not in "biuf":
+        raise TypeError(
+            f"{what}(): {name} must be a numpy array or a tensor of numbers (one entry per example), "
+            f"not {type(value).__name__}; or pass a dataset yielding (x, y) batches as x"
+        )
+    return array
+
+
+def _arrays(value: Any, name: str, what: str) -> Any:
+    """A structure (list, tuple, dict) of arrays stays a structure; anything else becomes one array."""
+    if isinstance(value, (list, tuple, dict)) and nest.flatten(value) and not np.isscalar(nest.flatten(value)[0]):
+        leaves = nest.flatten(value)
+        if all(isinstance(v, (np.ndarray, TensorLike)) for v in leaves):
+            return nest.map_structure(lambda v: _array(v, name, what), value)
+    return _array(value, name, what)
+
+
+def class_weights(class_weight: dict, y: Any, sample_weight: Any) -> np.ndarray:
+    """Keras' class_weight: each example weighs class_weight[its class] (its label, or argmax of a one-hot row)."""
+    if is_dataset(y) or isinstance(y, (list, tuple, dict)) or y is None:
+        raise ValueError("fit(): class_weight needs y as one array of labels (not a dataset or several outputs)")
+    labels = backend.to_numpy(y)
+    classes = np.argmax(labels, axis=-1) if labels.ndim > 1 and labels.shape[-1] > 1 else labels.reshape(len(labels))
+    classes = np.round(classes).astype(np.int64)
+    missing = sorted(set(np.unique(classes).tolist()) - set(class_weight))
+    if missing:
+        raise ValueError(f"fit(): class_weight has no weight for class(es) {missing}; give one for every class in y")
+    weights = np.array([class_weight[c] for c in classes.tolist()], dtype=np.float32)
+    return weights if sample_weight is None else weights * np.asarray(sample_weight, dtype=np.float32)
+
+
+def batcher(x: Any, y: Any, batch_size: int | None, what: str, sample_weight: Any = None, needs_y: bool = True) -> Any:
+    """A callable `batches(shuffle)` yielding (x, y[, sample_weight]) batches, with `.steps` per epoch (None: unknown).
+
+    Checks first what `what` ('fit', 'evaluate', 'predict') was given: lengths, dtypes, batch_size.
+    """
+    if x is None:
+        raise ValueError(f"{what}() needs the input data x")
+    if batch_size is not None and (int(batch_size) != batch_size or batch_size < 1):
+        raise ValueError(f"{what}(): batch_size must be a positive integer, got {batch_size!r}")
+    if is_dataset(x):
+        if y is not None:
+            raise ValueError(f"{what}(): y must not be given when x is a dataset (it yields (x, y) batches)")
+        if batch_size is not None:
+            raise ValueError(f"{what}(): batch_size must not be given when x is a dataset (it is already batched)")
+        if sample_weight is not None:
+            raise ValueError(f"{what}(): sample_weight must not be given when x is a dataset (it may yield them)")
+        return _DatasetBatches(x, what)
+    x = _arrays(x, "x", what)
+    first_x = nest.flatten(x)[0]
+    nx = length(first_x, "x")
+    if y is not None:
+        y = _arrays(y, "y", what)
+        for target in nest.flatten(y):
+            ny = length(target, "y")
+            if nx != ny:
+                raise ValueError(
+                    f"{what}(): x and y have different lengths: x has {nx} examples (shape {first_x.shape}) and y "
+                    f"has {ny} (shape {target.shape}). Make sure they hold the same number of samples."
+                )
+    elif what != "predict" and needs_y:
+        raise ValueError(f"{what}() needs the targets y as well as x")
+    if sample_weight is not None:
+        sample_weight = _array(sample_weight, "sample_weight", what)
+        if sample_weight.shape[:1] != (nx,):
+            raise ValueError(
+                f"{what}(): sample_weight of shape {sample_weight.shape} must hold one weight per example ({nx})"
+            )
+    return _Batches(x, y, int(batch_size or 32), sample_weight)
+
+
+def split(x: Any, y: Any, fraction: float) -> tuple:
+    """`validation_split`: the first (1 - fraction) of the examples to train on, and the rest, as Keras cuts."""
+    if not 0 < fraction < 1:
+        raise ValueError(f"validation_split must be between 0 and 1, got {fraction!r}")
+    if is_dataset(x):
+        raise ValueError("validation_split is not supported when x is a dataset: pass validation_data instead")
+    x, y = _arrays(x, "x", "fit"), _arrays(y, "y", "fit")
+    cut = int(length(nest.flatten(x)[0], "x") * (1 - fraction))
+    return (
+        nest.map_structure(lambda a: a[:cut], x),
+        nest.map_structure(lambda a: a[:cut], y),
+        (nest.map_structure(lambda a: a[cut:], x), nest.map_structure(lambda a: a[cut:], y)),
+    )
