@@ -126,7 +126,7 @@ def test_the_training_flag_is_per_thread():
         (lambda: keras.callbacks.TensorBoard, r"no keras.callbacks.TensorBoard: .*History"),
         (lambda: keras.callbacks.ModelCheckpoint, r"no keras.callbacks.ModelCheckpoint: .*restore_best_weights"),
         (lambda: keras.models.load_model, r"no keras.models.load_model: .*get_weights"),
-        (lambda: keras.saving, r"no keras.saving: .*set_weights"),
+        (lambda: keras.saving.load_model, r"no keras.saving.load_model: .*set_weights"),
     ],
 )
 def test_missing_keras_parts_say_what_to_use_instead(get, message):
@@ -170,3 +170,12 @@ def test_sample_weight_and_class_weight_weigh_each_examples_loss():
         model.fit(x, y, class_weight={0: 1.0}, verbose=0)
     with pytest.raises(ValueError, match="one weight per example"):
         model.evaluate(x, y, sample_weight=np.ones(3), verbose=0)
+
+
+def test_register_keras_serializable_leaves_the_class_usable():
+    @keras.saving.register_keras_serializable()
+    class Twice(keras.layers.Layer):
+        def call(self, x):
+            return 2.0 * x
+
+    assert float(Twice()(mt.constant(3.0))) == 6.0

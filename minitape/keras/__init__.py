@@ -17,6 +17,7 @@ from minitape.keras import (
     models,
     optimizers,
     regularizers,
+    saving,
     utils,
 )
 from minitape.keras.layers import Layer
@@ -40,6 +41,7 @@ __all__ = [
     "models",
     "optimizers",
     "regularizers",
+    "saving",
     "utils",
 ]
 

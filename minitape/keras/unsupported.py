@@ -9,7 +9,8 @@ _SAVE = (
 
 _INSTEAD: dict[str, str] = {
     # keras.*
-    "keras.saving": _SAVE,
+    "keras.saving.save_model": _SAVE,
+    "keras.saving.load_model": _SAVE,
     "keras.mixed_precision": "minitape computes in one dtype (float32 by default): no mixed precision",
     "keras.preprocessing": "prepare the data with numpy (or mt.image) before fit",
     "keras.applications": "there are no pretrained models; build the network from keras.layers",
