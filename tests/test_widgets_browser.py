@@ -561,6 +561,17 @@ def test_large_graph_follows_the_step_clicks_and_reads_in_the_dark_theme(browser
         low = {k: v for k, v in contrast.items() if k != "pageBackground" and v < 4.5}
         assert not low, f"text below 4.5:1 contrast in the dark theme: {low}"
         assert page.get_attribute(".tv-panel-text", "aria-live") == "polite"
+        # folding a name scope lays the graph out again (in the kernel) with the scope as one small box
+        scope = page.locator(".tv g.cluster[aria-label^='name scope sequential/dense:']")
+        before = scope.bounding_box()
+        step_before = page.inner_text(".tv-counter")
+        scope.dispatch_event("click")
+        page.wait_for_selector(".tv g.node[aria-label*='folded scope']", timeout=30_000)
+        box = page.locator(".tv g.node[aria-label*='folded scope']").bounding_box()
+        assert box["width"] * box["height"] < before["width"] * before["height"] / 3, (box, before)
+        assert page.inner_text(".tv-counter") == step_before  # the view stays at its step
+        page.locator(".tv g.node[aria-label*='folded scope']").dispatch_event("click")  # and unfolds again
+        page.wait_for_selector(".tv g.cluster[aria-label^='name scope sequential/dense:']", timeout=30_000)
         # Notebook 7.6 raises this one at start-up with an empty notebook too: not the viewer's
         assert not [e for e in errors if "reading 'schema'" not in e], errors
 

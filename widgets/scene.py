@@ -411,4 +411,5 @@ def scene(model: StepModel, rankdir: str = "auto", collapse: Any = None) -> dict
         # why a gradient path is cut (numpy escape, int dtype, stop_gradient, ...): drawn dashed with the reason
         "cuts": {e.id: e.cut for e in model.edges if getattr(e, "cut", "")},
         "notice": drawing.notice,
+        "folded": [name for name, _, kind in drawing.groups.values() if kind == "scope"],  # for unfolding
     }

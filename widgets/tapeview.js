@@ -61,7 +61,7 @@ function firstNonfinite(events) {
   return ev ? ev.node : null;
 }
 
-function renderTapeView(el, data, onStep) {
+function renderTapeView(el, data, onStep, onFold, startStep = 0) {
   const events = data.events;
   const last = events.length - 1;
   const root = h("div", "tv");
@@ -122,7 +122,7 @@ function renderTapeView(el, data, onStep) {
     const node = e.target.closest ? e.target.closest("g.node") : null;
     if (node && (e.key === "Enter" || e.key === " ")) {
       e.preventDefault();
-      showDetails(node.id.slice(2));
+      node.dispatchEvent(new Event("click"));  // what a click does: details, or unfold a folded scope
       return;
     }
     if (e.target.id in clusterEls && (e.key === "Enter" || e.key === " ")) {
@@ -180,12 +180,18 @@ function renderTapeView(el, data, onStep) {
     if (!g) continue;
     const texts = g.querySelectorAll("text");
     nodes[id] = { g, value: texts[2], grad: texts[3], shown: { value: null, grad: null } };
-    g.addEventListener("click", () => showDetails(id));
+    g.addEventListener("click", () => {
+      // with a kernel, a folded scope's box unfolds it again: the graph is laid out anew, members back in place
+      if (onFold && (data.info[id] || {}).kind === "folded scope") {
+        onFold((data.folded || []).filter((p) => p !== data.info[id].name));
+      } else showDetails(id);
+    });
     // reachable by keyboard: Tab to a node, Enter shows its details
     g.setAttribute("tabindex", "0");
     g.setAttribute("role", "button");
     const i = data.info[id] || {};
-    g.setAttribute("aria-label", `${i.name || id}: ${i.op || i.kind || ""}`);
+    const what = (i.kind || "").startsWith("folded") ? `${i.kind}, press Enter to unfold` : i.op || i.kind || "";
+    g.setAttribute("aria-label", `${i.name || id}: ${what}`);
   }
   const edges = {};
   const ends = {};
@@ -237,6 +243,10 @@ function renderTapeView(el, data, onStep) {
   }
   function fold(cid) {
     const c = clusterEls[cid];
+    if (onFold) {  // with a kernel, the scope is laid out again as one small box (a saved page hides in place)
+      onFold([...(data.folded || []), c.path]);
+      return;
+    }
     if (folded.has(cid)) folded.delete(cid);
     else folded.add(cid);
     const isFolded = folded.has(cid);
@@ -435,23 +445,26 @@ function renderTapeView(el, data, onStep) {
     if (was && onStep) onStep(current);
   }
 
-  show(0);
+  show(Math.min(startStep, last));
   following = true;  // from now on a step change may scroll: the first frame must not move the page
   return { show, play, pause, root, get current() { return current; }, destroy: pause };
 }
 
 function render({ model, el }) {
-  let view = renderTapeView(el, model.get("scene"), (k) => {
+  const onStep = (k) => {
     model.set("step", k);
     model.save_changes();
-  });
+  };
+  const onFold = (paths) => {  // the kernel lays the graph out again with these scopes folded
+    model.set("folded", paths);
+    model.save_changes();
+  };
+  let view = renderTapeView(el, model.get("scene"), onStep, onFold, model.get("step"));
   const rerender = () => {
+    const at = view.current;
     view.destroy();
     el.replaceChildren();
-    view = renderTapeView(el, model.get("scene"), (k) => {
-      model.set("step", k);
-      model.save_changes();
-    });
+    view = renderTapeView(el, model.get("scene"), onStep, onFold, at);
   };
   model.on("change:scene", rerender);
   return () => {

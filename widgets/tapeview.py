@@ -30,6 +30,7 @@ class TapeView(anywidget.AnyWidget):
     _css = _HERE / "tapeview.css"
     scene = traitlets.Dict().tag(sync=True)
     step = traitlets.Int(0).tag(sync=True)
+    folded = traitlets.List().tag(sync=True)  # scope paths folded by a click in the browser
 
     def __init__(
         self,
@@ -43,9 +44,14 @@ class TapeView(anywidget.AnyWidget):
         if rankdir not in ("auto", "LR", "TB", "RL", "BT"):
             raise ValueError(f'TapeView: rankdir must be "auto", "LR", "TB", "RL" or "BT", not {rankdir!r}')
         self.model = steps.build(tape, target, sources)
-        self._collapse = collapse
+        self._collapse, self._rankdir = collapse, rankdir
         self._png: bytes | None = None
         super().__init__(scene=build_scene(self.model, rankdir, collapse), **kwargs)
+        self.observe(self._refold, names="folded")
+
+    def _refold(self, change: Any) -> None:
+        """A scope folded or unfolded in the browser: lay the graph out again, the folded scopes as small boxes."""
+        self.scene = build_scene(self.model, self._rankdir, list(change["new"]) or False)
 
     @property
     def n_steps(self) -> int:
