@@ -396,3 +396,11 @@ def test_a_tape_of_a_great_many_variables_folds_them_into_the_boxes_too(monkeypa
     assert "consecutive ops, with the inputs they read first, are drawn as one box each" in data["notice"]
     assert len(re.findall(r'class="node ', data["svg"])) <= 40
     drawn_edges_are_the_animated_ones(data)
+
+
+def test_the_room_kept_for_edge_labels_is_invisible_in_every_picture():
+    tape, f, _ = examples.fan_out()
+    model = steps.build(tape, f)
+    source = scene.dot_source(model, scene.node_updates(model), "LR")
+    slots = re.findall(r'label="0+"[^\]]*', source)
+    assert slots and all("fontcolor=transparent" in s for s in slots)  # the PNG is drawn from this source too

@@ -235,7 +235,7 @@ def dot_source(
     cuts = {e.id: e.cut for e in model.edges if getattr(e, "cut", "")}  # why a gradient cannot flow back here
     copy_ids = {copy[0] for copy in drawing.copies}
     for edge_id, src, dst in drawing.edges:
-        slot = f' label="{"0" * (len(slots[edge_id]) + 2)}"' if edge_id in slots else ""
+        slot = f' label="{"0" * (len(slots[edge_id]) + 2)}" fontcolor=transparent' if edge_id in slots else ""
         straight = " weight=3" if copy_ids and src not in copy_ids else ""  # the data path straight, copies beside
         cut = ' style=dashed color="#8a5a00"' if cuts.get(edge_id) else ""  # the viewer adds the reason
         lines.append(f'  {_q(src)} -> {_q(dst)} [id="e-{edge_id}"{slot}{straight}{cut}];')
