@@ -217,7 +217,7 @@ def test_tapeview_in_jupyterlab(browser, jupyter_lab):
         page.screenshot(path=str(ARTIFACTS / "tapeview_jupyterlab_failed.png"))
         raise
     # the anywidget front end came from the pip package's labextension, and rendered the whole DAG
-    assert page.locator(".tv-graph svg g.node").count() == 9  # w1, w2, the constants 3 and 2, five ops
+    assert page.locator(".tv-graph svg g.node").count() == 10  # w1, w2, the constants 3, 2 and 2, five ops
     assert page.locator(".tv-graph svg g.edge").count() == 10
     before_text, before_node = panel_text(page), active_node(page)
     assert before_node is None and "The tape recorded 5 ops" in before_text

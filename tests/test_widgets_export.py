@@ -30,8 +30,8 @@ def test_scene_has_one_svg_node_per_model_node_and_one_edge_per_edge():
     model = steps.build(tape, f)
     data = scene.scene(model)
     assert data["svg"].startswith("<svg")
-    # w1, w2, the constants 3 and 2 (one tensor: a Python number becomes one cached constant), 5 ops
-    assert len(re.findall(r'class="node ', data["svg"])) == len(model.nodes) == 9
+    # w1, w2, the constants 3, 2 and 2 (a constant is drawn once per use), 5 ops
+    assert len(re.findall(r'class="node ', data["svg"])) == len(model.nodes) == 10
     assert len(re.findall(r'class="edge"', data["svg"])) == len(model.edges) == 10
     assert set(data["anchors"]) == {e.id for e in model.edges}
     assert len(data["events"]) == len(model.events)
@@ -98,7 +98,7 @@ def test_clusters_follow_name_scopes():
 def test_tapeview_widget_exports(tmp_path):
     tape, f, _ = examples.fan_out()
     view = widgets.TapeView(tape, f)
-    assert view.n_steps == 13 and repr(view) == "<TapeView: 9 nodes, 13 steps>"
+    assert view.n_steps == 13 and repr(view) == "<TapeView: 10 nodes, 13 steps>"
     bundle, _ = view._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert bundle["image/svg+xml"] == view.to_svg(-1)  # the picture GitHub and nbviewer show

@@ -261,3 +261,15 @@ def test_a_forward_accumulator_is_viewed_as_one_jvp_per_op():
     assert float(forward[0].tangent) == pytest.approx(np.cos(2.0))
     assert float(forward[1].tangent) == pytest.approx(np.cos(2.0) * 2.0 + np.sin(2.0)) == float(acc.jvp(y))
     assert not any(e.kind == "backward" for e in model.events)
+
+
+def test_a_constant_used_many_times_is_drawn_once_per_use():
+    x = mt.Variable([1.0, 2.0], name="x")
+    with mt.GradientTape(persistent=True) as tape:
+        y = x
+        for _ in range(5):
+            y = y * 1.01  # one cached constant tensor, five uses
+    model = steps.build(tape, y, [x])
+    constants = [n for n in model.nodes if n.kind == "constant"]
+    assert len(constants) == 5
+    assert all(sum(e.src == c.id for e in model.edges) == 1 for c in constants)

@@ -195,6 +195,7 @@ class _Builder:
         self.out_edges: dict[str, list[Edge]] = {}  # node id -> the edges out of it
         self.leaf_count = {"var": 0, "in": 0}  # leaves are numbered in tape order: var0, var1, in0, ...
         self._collect_values()
+        self.requested = {s.id for s in nest.flatten(sources) if isinstance(s, TensorLike)} if sources else set()
         self._build_graph()
         self.sources = self._sources(sources)
 
@@ -253,7 +254,10 @@ class _Builder:
         node.value_note = self.notes.get(tensor_id, "" if value is not None else "not kept by the tape")
         node.scope = op.scope
         self._add(node)
-        self.producer[tensor_id] = (node.id, 0)
+        # a constant no one asked about is drawn once per use, beside its op, as code reads (`x * 2.0`): one
+        # shared node for a number used all over a tape would pull every op towards it
+        if node.kind != "constant" or tensor_id in self.requested:
+            self.producer[tensor_id] = (node.id, 0)
         return node.id
 
     def _build_graph(self) -> None:
@@ -270,6 +274,10 @@ class _Builder:
                 self.producer[op.output_ids[0]] = (var_node, 0)
                 continue
             srcs = [self._leaf(i, op, k) for k, i in enumerate(op.input_ids)]
+            for src in srcs:  # a leaf used from several scopes (a shared constant) stays outside all of them
+                leaf = self.by_id[src]
+                if leaf.record is None and leaf.scope != op.scope:
+                    leaf.scope = _common_scope(leaf.scope, op.scope)
             values = [self.known.get(i) for i in op.output_ids]
             backward_of = getattr(op, "backward_of", None)
             if backward_of is None and op.type == "AddV2" and all(self.by_id[s].kind == "gradop" for s in srcs):
