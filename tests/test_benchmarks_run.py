@@ -34,5 +34,7 @@ def test_bench_engine_quick_prints_the_three_sections_with_numbers():
     assert re.search(rf"target, minitape within 3x of the numpy floor: (met|not met) \({NUMBER}x\)", mlp), mlp
     assert re.search(rf"first-step loss \(same init\): minitape {NUMBER}, numpy {NUMBER}", mlp), mlp
     rows = re.findall(rf"^ +([\d,]+) +{NUMBER} +{NUMBER}", long_chain, re.M)
-    assert rows == ["2,500", "5,000", "10,000"], long_chain
-    assert re.search(rf"per-op time at 10,000 / at 2,500 +{NUMBER}", long_chain), long_chain
+    assert rows == ["1,000", "5,000", "10,000"], long_chain
+    assert re.search(rf"per-op time at 10,000 / at 1,000 +{NUMBER}", long_chain), long_chain
+    assert re.search(rf"within 1.2x of that at 1,000: (met|not met) \({NUMBER}x\)", long_chain), long_chain
+    assert re.search(r"memory a recorded op keeps until gradient\(\): [\d,]+ bytes", long_chain), long_chain
