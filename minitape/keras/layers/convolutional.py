@@ -120,8 +120,8 @@ class Conv2D(Layer):
         return self.activation(outputs)
 
 
-class MaxPooling2D(Layer):
-    """The maximum of each pool_size window, moving by `strides` (default: pool_size)."""
+class _Pooling2D(Layer):
+    """What the pooling layers share: the window, its stride (default: the window) and the padding."""
 
     def __init__(
         self,
@@ -132,11 +132,12 @@ class MaxPooling2D(Layer):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
+        kind = type(self).__name__
         if data_format not in (None, "channels_last"):
-            raise ValueError(f"MaxPooling2D: only data_format='channels_last' is supported, got {data_format!r}")
-        self.pool_size = _pair(pool_size, "pool_size", "MaxPooling2D")
-        self.strides = _pair(strides, "strides", "MaxPooling2D") if strides is not None else self.pool_size
-        self.padding = _padding(padding, "MaxPooling2D")
+            raise ValueError(f"{kind}: only data_format='channels_last' is supported, got {data_format!r}")
+        self.pool_size = _pair(pool_size, "pool_size", kind)
+        self.strides = _pair(strides, "strides", kind) if strides is not None else self.pool_size
+        self.padding = _padding(padding, kind)
 
     def check_input(self, shape: tuple) -> None:
         _check_image(self, shape)
@@ -147,6 +148,10 @@ class MaxPooling2D(Layer):
                 f"images of at least {self.pool_size[0]}x{self.pool_size[1]} pixels for padding='valid'",
                 "Use padding='same' or a smaller pool_size.",
             )
+
+
+class MaxPooling2D(_Pooling2D):
+    """The maximum of each pool_size window, moving by `strides` (default: pool_size)."""
 
     def call(self, inputs: Any) -> Any:
         return max_pool_op(inputs, ksize=self.pool_size, strides=self.strides, padding=self.padding.upper())
@@ -155,33 +160,8 @@ class MaxPooling2D(Layer):
 MaxPool2D = MaxPooling2D
 
 
-class AveragePooling2D(Layer):
+class AveragePooling2D(_Pooling2D):
     """The mean of each pool_size window, moving by `strides` (default: pool_size)."""
-
-    def __init__(
-        self,
-        pool_size: Any = (2, 2),
-        strides: Any = None,
-        padding: str = "valid",
-        data_format: str | None = None,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        if data_format not in (None, "channels_last"):
-            raise ValueError(f"AveragePooling2D: only data_format='channels_last' is supported, got {data_format!r}")
-        self.pool_size = _pair(pool_size, "pool_size", "AveragePooling2D")
-        self.strides = _pair(strides, "strides", "AveragePooling2D") if strides is not None else self.pool_size
-        self.padding = _padding(padding, "AveragePooling2D")
-
-    def check_input(self, shape: tuple) -> None:
-        _check_image(self, shape)
-        if self.padding == "valid" and (shape[1] < self.pool_size[0] or shape[2] < self.pool_size[1]):
-            raise incompatible(
-                self,
-                shape,
-                f"images of at least {self.pool_size[0]}x{self.pool_size[1]} pixels for padding='valid'",
-                "Use padding='same' or a smaller pool_size.",
-            )
 
     def call(self, inputs: Any) -> Any:
         channels = int(inputs.shape[-1])
