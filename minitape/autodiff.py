@@ -58,6 +58,7 @@ class ForwardAccumulator:
         if self in state.accumulators:
             raise ValueError("this ForwardAccumulator is already recording: it cannot be entered again inside itself")
         state.accumulators.append(self)
+        state.bare = False  # a rule that opens an accumulator gets tensors it can follow
         return self
 
     def __exit__(self, *exc: Any) -> None:

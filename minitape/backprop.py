@@ -7,9 +7,11 @@ sweep in minitape: `explain()` and the visualizer listen to it through an observ
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
-from minitape import registry
+from minitape import bare, registry
 from minitape.context import state
 from minitape.gradient_args import checked
 from minitape.observer import Observer
@@ -31,40 +33,52 @@ def reachable_from(records: list, source_ids: set[int]) -> tuple[set[int], list]
 def backward(records: list, seeds: dict[int, Tensor], source_ids: set[int], observer: Observer | None = None) -> dict:
     """Propagate `seeds` (the gradient at each target, by id) back to `source_ids`; return their gradients."""
     reached, relevant = reachable_from(records, source_ids)
-    grads: dict[int, Tensor] = dict(seeds)
-    for op in reversed(relevant):
-        # an output's gradient is complete here (all its consumers came later on the tape): pop it, so it is
-        # freed once the rule has used it; a source's gradient stays, it is the answer
-        upstream = [grads.get(i) if i in source_ids else grads.pop(i, None) for i in op.output_ids]
-        missing = [k for k, g in enumerate(upstream) if g is None]
-        if len(missing) == len(upstream):
-            continue
-        try:
-            rule = op.grad_fn or registry.lookup(op.type)
-        except LookupError as error:
-            if observer is None or not observer.missing_rule(op, error):
-                raise
-            continue
-        if rule is None:  # declared with no_gradient: the path is cut here
-            if observer is not None:
-                observer.no_gradient(op)
-            continue
-        for k in missing:  # an output nobody used: its gradient is zero
-            upstream[k] = Tensor(np.zeros(op.output_shapes[k], op.output_dtypes[k].as_numpy_dtype))
-        op.needs = tuple([i in reached for i in op.input_ids])
-        if observer is not None:
-            observer.rule(op, upstream)
-        outer, state.backward_of = state.backward_of, op
-        try:
-            input_grads = checked(op, rule(op, *upstream))
-        finally:
-            state.backward_of = outer
-        for slot, (i, g) in enumerate(zip(op.input_ids, input_grads)):
-            if g is not None and i in reached:
-                grads[i] = g if i not in grads else add(grads[i], g)
+    unseen = observer is None and not (state.tapes or state.accumulators or state.check_numerics)  # see bare.py
+    grads: dict = {i: g._value for i, g in seeds.items()} if unseen else dict(seeds)
+    outer, quiet = (state.backward_of, state.bare), np.errstate(all="ignore")  # NaN is a value, as in each op
+    try:
+        quiet.__enter__()
+        for op in reversed(relevant):
+            # an output's gradient is complete here (all its consumers came later on the tape): pop it, so it is
+            # freed once the rule has used it; a source's gradient stays, it is the answer
+            take = grads.get if not source_ids.isdisjoint(op.output_ids) else grads.pop
+            upstream = list(map(take, op.output_ids, _NONE))
+            single = len(upstream) == 1 and upstream[0] is not None  # the common case, told without a scan
+            missing = () if single else [k for k, g in enumerate(upstream) if g is None]
+            if len(missing) == len(upstream):
+                continue  # no gradient reached this record
+            try:
+                rule = op.grad_fn or registry.lookup(op.type)
+            except LookupError as error:
+                if observer is None or not observer.missing_rule(op, error):
+                    raise
+                continue
+            if rule is None:  # declared with no_gradient: the path is cut here
                 if observer is not None:
-                    observer.contribution(op, slot, g, grads[i])
-    result = {i: grads[i] for i in source_ids if i in grads}
+                    observer.no_gradient(op)
+                continue
+            for k in missing:  # an output nobody used: its gradient is zero
+                upstream[k] = np.zeros(op.output_shapes[k], op.output_dtypes[k].as_numpy_dtype)
+            op.needs = tuple(map(reached.__contains__, op.input_ids))
+            state.backward_of, state.bare = op, unseen and bare.runs_bare(rule)
+            if not state.bare:
+                upstream = bare.tensors(upstream)
+            if observer is not None:
+                observer.rule(op, upstream)
+            input_grads = checked(op, rule(op, *upstream))
+            state.backward_of = outer[0]  # summing the contributions is no rule's work
+            for slot, (i, g) in enumerate(zip(op.input_ids, input_grads)):
+                if g is not None and i in reached:
+                    grads[i] = g if i not in grads else add(grads[i], g)
+                    if observer is not None:
+                        observer.contribution(op, slot, g, grads[i])
+    finally:
+        state.backward_of, state.bare = outer
+        quiet.__exit__(None, None, None)
+    result = {i: bare.tensor(grads[i]) for i in source_ids if i in grads}
     if observer is not None:
         observer.complete(result)
     return result
+
+
+_NONE = itertools.repeat(None)  # the default for every pop and get above

@@ -23,6 +23,7 @@ class _ThreadState(threading.local):
         self.name_scopes: list[str] = []  # mt.name_scope blocks, outermost first
         self.scope = ""  # their path, "model/dense": each record remembers it
         self.backward_of: Any = None  # the record whose gradient rule is running, for messages and viewers
+        self.bare = False  # a backward pass nothing listens to is running: ops compute on numpy arrays (bare.py)
 
 
 state = _ThreadState()

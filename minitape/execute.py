@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from minitape import debugging
+from minitape import bare, debugging
 from minitape.context import state
 from minitape.convert import check_same_dtype, convert_inputs, joined_positions
 from minitape.errors import InvalidArgumentError, op_error
@@ -23,6 +23,8 @@ from minitape.tensor import Tensor
 
 def apply(op: Any, *args: Any, name: str | None = None, **attrs: Any) -> Any:
     """Run `op` (an `OpDef`) on `args` with keyword `attrs`; return its output tensor(s)."""
+    if state.bare:  # a backward pass nothing listens to computes on numpy arrays: bare.py
+        return bare.apply(op, args, attrs)
     inputs = args
     for arg in args:
         if type(arg) is not Tensor:  # a number, array or variable: convert them all
@@ -60,20 +62,20 @@ def record(
     The outputs of a differentiable op become watched, so a tape follows the computation forward.
     `caller` is the frame that called the op: the record finds the user's line of code from it.
     """
-    ids = tuple(map(_ID, inputs))
+    ids = tuple([t._id for t in inputs])
     tapes = [tape for tape in state.tapes if not tape._watched.isdisjoint(ids)]
     if not tapes and not state.accumulators:
         return
     operation = Operation(op_type, ids, inputs, outputs, attrs, keep, grad_fn, caller or sys._getframe(1))
     if tapes:
-        watched = ()
-        if grad_fn is not None or _differentiable(op_type):
-            watched = [t._id for t in outputs if t._value.dtype.kind == "f"]
         operation.holders = len(tapes)
+        watched = operation.output_ids if grad_fn is not None or _differentiable(op_type) else ()
+        if watched and not all(d.kind == "f" for d in operation._dtypes[len(ids) :]):
+            watched = [i for i, t in zip(watched, outputs) if t._value.dtype.kind == "f"]
         for tape in tapes:
             tape._records.append(operation)
             tape._watched.update(watched)
-    for accumulator in list(state.accumulators):
+    for accumulator in list(state.accumulators) if state.accumulators else ():  # a copy: each steps aside in turn
         accumulator.propagate(operation, inputs, outputs)
 
 
@@ -83,7 +85,7 @@ def _array(value: Any, dtype: np.dtype | None) -> np.ndarray:
 
 
 NOT_FLOATING = "needs a floating-point tensor, not {}: convert it first, e.g. mt.cast(x, mt.float32)"
-_VALUE, _ID = operator.attrgetter("_value"), operator.attrgetter("_id")
+_VALUE = operator.attrgetter("_value")
 
 # numpy keeps its floating-point error state in a context variable: setting it directly costs a tenth
 # of `with np.errstate(all="ignore")`, which would cost more than numpy takes for a small array.

@@ -94,23 +94,30 @@ def warn_inside() -> None:
 
 
 def checked(op: Any, input_grads: Any) -> list | tuple:
-    """A rule's result as one tensor (or None) per input, each of its input's shape."""
-    if not isinstance(input_grads, (list, tuple)):
-        input_grads = [input_grads]
+    """A rule's result as one tensor or array (or None) per input, each of its input's shape."""
+    kind = type(input_grads)
+    if kind is not tuple and kind is not list:
+        input_grads = (input_grads,)
     if len(input_grads) != len(op.input_ids):
         raise ValueError(
             f"the gradient function of {op.type} returned {len(input_grads)} gradient(s), "
             f"but {op.type} has {len(op.input_ids)} input(s): return one gradient (or None) per input"
         )
+    for g, shape in zip(input_grads, op.input_shapes):
+        kind = type(g)
+        if not (g is None or (kind is np.ndarray and g.shape == shape) or (kind is Tensor and g._value.shape == shape)):
+            return _converted(op, input_grads)  # a number, a variable, a numpy scalar, or a wrong shape
+    return input_grads
+
+
+def _converted(op: Any, input_grads: list | tuple) -> list:
     out = list(input_grads)
     for k, (g, shape) in enumerate(zip(input_grads, op.input_shapes)):
-        if g is None or (type(g) is Tensor and g._value.shape == shape):
-            continue
-        if not isinstance(g, Tensor):  # a rule may return a number, an array or a variable
+        if g is not None and type(g) is not Tensor and type(g) is not np.ndarray:
             g = out[k] = convert_to_tensor(g, dtype_hint=op.input_dtypes[k])
-        if g._value.shape != tuple(shape):
+        if g is not None and np.shape(g) != tuple(shape):
             raise ValueError(
-                f"the gradient function of {op.type} returned a gradient of shape {tuple(g.shape)} "
+                f"the gradient function of {op.type} returned a gradient of shape {tuple(np.shape(g))} "
                 f"for input {k}, which has shape {tuple(shape)}"
             )
     return out

@@ -8,7 +8,6 @@ viewer show values that are still alive without keeping them alive.
 
 from __future__ import annotations
 
-import operator
 import weakref
 from typing import Any
 
@@ -16,7 +15,7 @@ from minitape.context import state
 from minitape.record_view import RecordView
 from minitape.where import user_code
 
-_ID, _SHAPE, _DTYPE = (operator.attrgetter(a) for a in ("_id", "_value.shape", "_value.dtype"))
+ALL_NEEDED = [(True,) * n for n in range(4)]  # until a backward pass says which inputs lead to a source
 
 
 class Operation(RecordView):
@@ -39,17 +38,21 @@ class Operation(RecordView):
     def __init__(
         self, op_type: str, ids: tuple, inputs: Any, outputs: list, attrs: dict, keep: str, grad_fn: Any, caller: Any
     ) -> None:
-        self.type, self.attrs, self.grad_fn = op_type, attrs, grad_fn
-        self.input_ids, self.output_ids = ids, tuple(map(_ID, outputs))
-        self.input_shapes, self.output_shapes = tuple(map(_SHAPE, inputs)), tuple(map(_SHAPE, outputs))
-        self._dtypes = tuple(map(_DTYPE, inputs)), tuple(map(_DTYPE, outputs))
-        self._refs = tuple(map(weakref.ref, inputs)), tuple(map(weakref.ref, outputs))
+        self.type, self.attrs, self.grad_fn, self.input_ids = op_type, attrs, grad_fn, ids
+        self.output_ids = tuple([t._id for t in outputs])
+        tensors = (*inputs, *outputs)
+        values = [t._value for t in tensors]  # one pass per kind of fact: cheaper than one per tensor
+        shapes, n = tuple([v.shape for v in values]), len(ids)
+        self.input_shapes, self.output_shapes = shapes[:n], shapes[n:]
+        self._dtypes = tuple([v.dtype for v in values])  # numpy dtypes; input_dtypes makes them DTypes
+        self._refs = tuple(map(weakref.ref, tensors))
         self._inputs = inputs if keep == "both" or keep == "inputs" else None
         self._outputs = outputs if keep == "both" or keep == "outputs" else None
         self._where = user_code(caller)
         self.scope = state.scope  # e.g. "my_model/dense_1": viewers group records by it
-        self.needs = (True,) * len(ids)
-        self.backward_of = state.backward_of.type if state.backward_of is not None else None
+        self.needs = ALL_NEEDED[n] if n < 4 else (True,) * n
+        running = state.backward_of  # the record whose gradient rule ran this op, if any
+        self.backward_of = running.type if running is not None else None
         self.holders = 0  # how many tapes hold this record (a one-shot tape strips it in place if alone)
 
     @property
@@ -64,17 +67,11 @@ class Operation(RecordView):
             raise AttributeError(f"{self.type} does not keep its outputs: its gradient rule must not need them")
         return self._outputs
 
-    @property
-    def x(self) -> Any:
-        """The first input (what the op tables' rules call x)."""
-        return self.inputs[0]
+    # the shorthands rules use; in a backward pass nothing listens to, the arrays themselves (bare.py)
+    x = property(lambda self: _kept(self.inputs[0]), doc="The first input (what the op tables' rules call x).")
+    y = property(lambda self: _kept(self.inputs[1]), doc="The second input.")
+    z = property(lambda self: _kept(self.outputs[0]), doc="The (first) output.")
 
-    @property
-    def y(self) -> Any:
-        """The second input."""
-        return self.inputs[1]
 
-    @property
-    def z(self) -> Any:
-        """The (first) output."""
-        return self.outputs[0]
+def _kept(tensor: Any) -> Any:
+    return tensor._value if state.bare else tensor

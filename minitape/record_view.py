@@ -27,11 +27,11 @@ class RecordView:
 
     @property
     def input_dtypes(self) -> tuple[DType, ...]:
-        return tuple(map(as_dtype, self._dtypes[0]))
+        return tuple(map(as_dtype, self._dtypes[: len(self.input_ids)]))
 
     @property
     def output_dtypes(self) -> tuple[DType, ...]:
-        return tuple(map(as_dtype, self._dtypes[1]))
+        return tuple(map(as_dtype, self._dtypes[len(self.input_ids) :]))
 
     @property
     def name(self) -> str:
@@ -42,10 +42,10 @@ class RecordView:
 
     def alive_inputs(self) -> list:
         """Each input tensor (or variable) if it is still alive, else None: a record never keeps one alive."""
-        return [ref() for ref in self._refs[0]]
+        return [ref() for ref in self._refs[: len(self.input_ids)]]
 
     def alive_outputs(self) -> list:
-        return [ref() for ref in self._refs[1]]
+        return [ref() for ref in self._refs[len(self.input_ids) :]]
 
     def saved_tensors(self) -> list:
         """The tensors this record keeps alive for its rule (what it costs in memory)."""

@@ -53,12 +53,3 @@ def lookup(op_type: str) -> GradFn | None:
     if fn is _MISSING:
         raise LookupError(f"gradient registry has no entry for: {op_type}")
     return fn
-
-
-def __getattr__(name: str) -> Any:
-    """`registry.defop`, `registry.OpDef` and `registry.OPS` still work: they live in opdef.py now."""
-    if name in ("defop", "OpDef", "OPS"):
-        from minitape import opdef
-
-        return getattr(opdef, name)
-    raise AttributeError(f"module 'minitape.registry' has no attribute {name!r}")

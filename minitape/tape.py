@@ -10,8 +10,7 @@ from minitape import backprop, gradient_args, nest
 from minitape.context import state
 from minitape.gradient_args import UnconnectedGradients, as_unconnected, check_sources, seeds_for, watchable
 from minitape.tape_api import TapeAPI
-from minitape.tensor import Tensor, TensorLike, _next_id
-from minitape.where import user_line
+from minitape.tensor import Tensor, _next_id
 
 
 class GradientTape(TapeAPI):
@@ -50,6 +49,7 @@ class GradientTape(TapeAPI):
 
     def _start(self, event: str) -> None:
         state.tapes.append(self)
+        state.bare = False  # a rule that opens a tape gets tensors it can watch
         self._recording = True
         self._timeline.append((event, _next_id()))
 
@@ -123,10 +123,3 @@ class GradientTape(TapeAPI):
 
 def _zeros_like(t: Any) -> Tensor:
     return Tensor(np.zeros(t.shape, t.dtype.as_numpy_dtype))
-
-
-def note_numpy_conversion(tensor: TensorLike) -> None:
-    """Remember, on recording tapes that watch `tensor`, that its value left the library here."""
-    for tape in state.tapes:
-        if tensor._id in tape._watched:
-            tape._escapes.append((tensor._id, user_line(), _next_id()))

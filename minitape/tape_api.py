@@ -10,6 +10,10 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
+from minitape.context import state
+from minitape.tensor import TensorLike, _next_id
+from minitape.where import user_line
+
 
 class TapeAPI:
     """Methods `GradientTape` inherits; its state is set up in tape.py."""
@@ -91,3 +95,10 @@ class TapeAPI:
         from minitape.explain import tape_stats
 
         return tape_stats(self)
+
+
+def note_numpy_conversion(tensor: TensorLike) -> None:
+    """Remember, on recording tapes that watch `tensor`, that its value left the library here."""
+    for tape in state.tapes:
+        if tensor._id in tape._watched:
+            tape._escapes.append((tensor._id, user_line(), _next_id()))

@@ -75,7 +75,7 @@ from minitape.ops.math_ops import (
 from minitape.ops.math_ops import (
     where as _where,
 )
-from minitape.tape import note_numpy_conversion  # noqa: F401 - used by Tensor.__array__ and .numpy()
+from minitape.tape_api import note_numpy_conversion  # noqa: F401 - used by Tensor.__array__ and .numpy()
 from minitape.tensor import Tensor, TensorLike
 
 

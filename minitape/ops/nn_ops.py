@@ -161,7 +161,8 @@ def _sparse_xent(logits, labels):
 def _sparse_xent_backprop(g, p, labels):
     """g[..., None] * (p - one_hot(labels)): the loss's gradient for the logits, from the kept softmax p."""
     grad = p.copy()
-    grad.reshape(-1, grad.shape[-1])[_rows_and_labels(labels)] -= 1  # a view: subtracts in place
+    classes = grad.shape[-1]  # each example's label, as an index into the flattened gradient (a view)
+    grad.reshape(-1)[np.arange(0, grad.size, classes) + labels.ravel()] -= 1
     grad *= g[..., None]
     return grad
 
@@ -172,7 +173,7 @@ def _sparse_xent_rule(op, g_loss, g_p):
         return None, None
     p, labels = op.outputs[1], op.inputs[1]
     d_logits = _sparse_xent_backprop_op(g_loss, p, labels)
-    if np.any(g_p._value):  # only a higher-order pass sends a gradient to p: skip the zeros otherwise
+    if _plain(g_p).any():  # only a higher-order pass sends a gradient to p: skip the zeros otherwise
         d_logits = d_logits + p * (g_p - reduce_sum(g_p * p, axis=-1, keepdims=True))
     return d_logits, None
 
