@@ -60,7 +60,7 @@ def backward(records: list, seeds: dict[int, Tensor], source_ids: set[int], obse
             for k in missing:  # an output nobody used: its gradient is zero
                 upstream[k] = np.zeros(op.output_shapes[k], op.output_dtypes[k].as_numpy_dtype)
             op.needs = tuple(map(reached.__contains__, op.input_ids))
-            state.backward_of, state.bare = op, unseen and bare.runs_bare(rule)
+            state.backward_of, state.bare = op, unseen and op.grad_fn is None and bare.runs_bare(rule)
             if not state.bare:
                 upstream = bare.tensors(upstream)
             if observer is not None:

@@ -7,8 +7,8 @@ nothing: `backprop.backward` then sets `state.bare`, and every op a rule calls c
 returns a numpy array. A rule's arithmetic on those arrays is numpy's own (`g * cos(x)` is one
 numpy multiply). This halves the backward pass (measured in benchmarks/README.md).
 
-Rules registered from outside minitape (RegisterGradient, custom_gradient, defop in user
-code) may use Tensor methods, so they always get tensors: see `runs_bare`.
+Rules registered from outside minitape (RegisterGradient, defop in user code) and custom_gradient
+functions may use Tensor methods, so they always get tensors: see `runs_bare` and backprop.py.
 """
 
 from __future__ import annotations

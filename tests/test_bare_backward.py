@@ -1,0 +1,192 @@
+"""A backward pass nothing listens to runs minitape's rules on numpy arrays (bare.py): same numbers, same dtypes.
+
+An observer makes the sweep run the rules on tensors (the way a recording tape needs them), so the
+two ways are compared here op by op, exactly.
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+
+import numpy as np
+import pytest
+from test_ops import ARRAY_OPS, BINARY, NN, SHAPES, UNARY
+
+import minitape as mt
+from minitape.context import state
+from minitape.observer import Observer
+
+
+class Counting(Observer):
+    """A listener that only counts: its presence makes the sweep run on tensors."""
+
+    def __init__(self) -> None:
+        self.rules = 0
+
+    def rule(self, op, upstream) -> None:
+        self.rules += 1
+        assert all(isinstance(g, mt.Tensor) for g in upstream), "an observer hears tensors"
+
+
+def both_ways(fn, *values):
+    """(bare gradients, observed gradients, rules the observer heard) of sum(fn(*values))."""
+    sources = [mt.constant(v) for v in values]
+    results = []
+    for observer in (None, Counting()):
+        with mt.GradientTape() as tape:
+            tape.watch(sources)
+            out = fn(*sources)
+        results.append(tape.gradient(out, sources, observer=observer))
+    return results[0], results[1], observer.rules
+
+
+def assert_same(bare, observed):
+    assert len(bare) == len(observed)
+    for b, o in zip(bare, observed):
+        assert (b is None) == (o is None)
+        if b is not None:
+            assert type(b) is mt.Tensor and b.dtype == o.dtype and b.shape == o.shape
+            np.testing.assert_array_equal(b.numpy(), o.numpy())
+
+
+CASES = (
+    [(f"unary-{u[0]}", u[1], [u[2](*SHAPES["matrix"])]) for u in UNARY]
+    + [(f"binary-{b[0]}", b[1], [b[2](2, 3), b[3](3)]) for b in BINARY]
+    + [(f"array-{a[0]}", a[1], [a[2]]) for a in ARRAY_OPS]
+    + [(f"nn-{n[0]}", n[1], [np.linspace(-2.0, 2.0, 20).reshape(4, 5)]) for n in NN]
+    + [(f"float16-{u[0]}", u[1], [u[2](*SHAPES["vector"]).astype(np.float16)]) for u in UNARY[:12]]
+    + [(f"float32-{b[0]}", b[1], [b[2](2, 3).astype(np.float32), b[3](3).astype(np.float32)]) for b in BINARY]
+)
+
+
+@pytest.mark.parametrize("name,fn,values", CASES, ids=[c[0] for c in CASES])
+def test_every_op_gives_the_same_gradient_bare_and_observed(name, fn, values):
+    bare, observed, heard = both_ways(lambda *xs: mt.nest.flatten(fn(*xs)), *values)
+    assert heard > 0
+    assert_same(bare, observed)
+
+
+def test_a_float32_mlp_step_gives_the_same_gradients_and_dtypes():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((8, 5)).astype(np.float32)
+    w1, b1 = rng.standard_normal((5, 7)).astype(np.float32), np.zeros(7, np.float32)
+    w2, b2 = rng.standard_normal((7, 3)).astype(np.float32), np.zeros(3, np.float32)
+    labels = np.array([0, 2, 1, 1, 0, 2, 2, 1])
+
+    def loss(w1, b1, w2, b2):
+        hidden = mt.nn.relu(x @ w1 + b1)
+        logits = hidden @ w2 + b2
+        return mt.reduce_mean(mt.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
+
+    bare, observed, _ = both_ways(loss, w1, b1, w2, b2)
+    assert_same(bare, observed)
+    assert {g.dtype for g in bare} == {mt.float32}
+
+
+def test_a_users_rule_gets_tensors_and_may_use_their_methods():
+    seen = []
+
+    @mt.custom_gradient
+    def scaled(x):
+        def grad(dy):
+            seen.append((type(dy), dy.shape.as_list(), dy.dtype))
+            return dy * float(dy.numpy().sum())
+
+        return x * 1.0, grad
+
+    x = mt.constant([1.0, 2.0])
+    with mt.GradientTape() as tape:
+        tape.watch(x)
+        y = mt.sin(scaled(x))
+    expected = np.cos([1.0, 2.0]) * np.cos([1.0, 2.0]).sum()
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), expected, rtol=1e-6)
+    assert seen == [(mt.Tensor, [2], mt.float32)]
+
+
+def test_a_rule_that_opens_its_own_tape_gets_tensors_it_can_watch():
+    @mt.custom_gradient
+    def cube(x):
+        def grad(dy):
+            with mt.GradientTape() as inner:
+                inner.watch(x)
+                y = x * x * x
+            return dy * inner.gradient(y, x)
+
+        return x * x * x, grad
+
+    x = mt.constant([1.0, -2.0])
+    with mt.GradientTape() as tape:
+        tape.watch(x)
+        z = mt.exp(cube(x) * 0.1)
+    expected = np.exp(np.array([1.0, -8.0]) * 0.1) * 0.1 * 3 * np.array([1.0, 4.0])
+    np.testing.assert_allclose(tape.gradient(z, x).numpy(), expected, rtol=1e-6)
+    assert state.bare is False
+
+
+def test_the_switch_is_off_after_a_sweep_that_fails():
+    @mt.custom_gradient
+    def broken(x):
+        return x * 1.0, lambda dy: 1 / 0
+
+    x = mt.constant([1.0, 2.0])
+    with mt.GradientTape() as tape:
+        tape.watch(x)
+        y = mt.sin(broken(mt.exp(x)))  # bare before and after the rule that fails
+    with pytest.raises(ZeroDivisionError):
+        tape.gradient(y, x)
+    assert state.bare is False and state.backward_of is None
+
+
+def test_numpy_warnings_stay_quiet_in_the_sweep_and_come_back_after():
+    x = mt.constant([0.0, 1.0])
+    with mt.GradientTape() as tape:
+        tape.watch(x)
+        y = mt.sqrt(x)  # its gradient divides by sqrt(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert tape.gradient(y, x).numpy()[0] == np.inf
+        with pytest.raises(RuntimeWarning):
+            np.array([1.0]) / np.array([0.0])  # the student's own numpy warns again
+
+
+def test_a_numerics_check_sees_the_backward_ops_by_name():
+    x = mt.constant([0.0, 1.0])
+    with mt.GradientTape() as tape:
+        tape.watch(x)
+        y = mt.sqrt(x)
+    mt.debugging.enable_check_numerics()
+    try:
+        with pytest.raises(mt.errors.InvalidArgumentError, match="Sqrt"):
+            tape.gradient(y, x)
+    finally:
+        mt.debugging.disable_check_numerics()
+
+
+def test_the_switch_is_per_thread():
+    """While one thread's sweep runs bare, another thread's ops still make tensors."""
+    x = mt.constant([0.5, 1.5])
+    with mt.GradientTape() as tape:
+        tape.watch(x)
+        y = mt.sin(x)
+    seen = {}
+
+    def other_thread():
+        seen["other"] = (state.bare, type(mt.exp(x)))
+
+    cos_op = mt.opdef.OPS["Cos"]  # the sin rule computes cos(x): look around from inside it
+    forward = cos_op.forward
+
+    def probe(a):
+        seen["here"] = state.bare
+        worker = threading.Thread(target=other_thread)
+        worker.start()
+        worker.join()
+        return forward(a)
+
+    cos_op.forward = probe
+    try:
+        np.testing.assert_allclose(tape.gradient(y, x).numpy(), np.cos([0.5, 1.5]))
+    finally:
+        cos_op.forward = forward
+    assert seen == {"here": True, "other": (False, mt.Tensor)}
