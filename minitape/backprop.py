@@ -30,14 +30,14 @@ def reachable_from(records: list, source_ids: set[int]) -> tuple[set[int], list]
     return reached, relevant
 
 
+@np.errstate(all="ignore")  # NaN and inf are values here, as in each op: no warnings
 def backward(records: list, seeds: dict[int, Tensor], source_ids: set[int], observer: Observer | None = None) -> dict:
     """Propagate `seeds` (the gradient at each target, by id) back to `source_ids`; return their gradients."""
     reached, relevant = reachable_from(records, source_ids)
     unseen = observer is None and not (state.tapes or state.accumulators or state.check_numerics)  # see bare.py
     grads: dict = {i: g._value for i, g in seeds.items()} if unseen else dict(seeds)
-    outer, quiet = (state.backward_of, state.bare), np.errstate(all="ignore")  # NaN is a value, as in each op
+    outer = state.backward_of, state.bare
     try:
-        quiet.__enter__()
         for op in reversed(relevant):
             # an output's gradient is complete here (all its consumers came later on the tape): pop it, so it is
             # freed once the rule has used it; a source's gradient stays, it is the answer
@@ -74,7 +74,6 @@ def backward(records: list, seeds: dict[int, Tensor], source_ids: set[int], obse
                         observer.contribution(op, slot, g, grads[i])
     finally:
         state.backward_of, state.bare = outer
-        quiet.__exit__(None, None, None)
     result = {i: bare.tensor(grads[i]) for i in source_ids if i in grads}
     if observer is not None:
         observer.complete(result)

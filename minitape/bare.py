@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from minitape.context import state
+from minitape.convert import joined_positions
 from minitape.tensor import Tensor
 
 _ENGINE_MODULE = __name__.rsplit(".", 1)[0] + "."
@@ -63,9 +64,7 @@ def apply(op: Any, args: tuple, attrs: dict) -> Any:
 
 def _same_dtype(op: Any, arrays: list) -> bool:
     """Do the inputs that must share a dtype share one (a rule mixing float32 and float64 is an error)?"""
-    positions = range(len(arrays)) if op.same_dtype == "all" else op.same_dtype
-    first = arrays[positions[0]].dtype
-    return all(arrays[i].dtype is first for i in positions if i < len(arrays))
+    return len({arrays[i].dtype for i in joined_positions(op, len(arrays)) if i < len(arrays)}) <= 1
 
 
 def engine_apply(op: Any, args: tuple, attrs: dict) -> Any:

@@ -69,13 +69,13 @@ def record(
     operation = Operation(op_type, ids, inputs, outputs, attrs, keep, grad_fn, caller or sys._getframe(1))
     if tapes:
         operation.holders = len(tapes)
-        watched = operation.output_ids if grad_fn is not None or _differentiable(op_type) else ()
-        if watched and not all(d.kind == "f" for d in operation._dtypes[len(ids) :]):
-            watched = [i for i, t in zip(watched, outputs) if t._value.dtype.kind == "f"]
+        watched = ()
+        if grad_fn is not None or _differentiable(op_type):
+            watched = [t._id for t in outputs if t._value.dtype.kind == "f"]
         for tape in tapes:
             tape._records.append(operation)
             tape._watched.update(watched)
-    for accumulator in list(state.accumulators) if state.accumulators else ():  # a copy: each steps aside in turn
+    for accumulator in list(state.accumulators):  # a copy: each steps aside from the list in turn
         accumulator.propagate(operation, inputs, outputs)
 
 

@@ -15,8 +15,6 @@ from minitape.context import state
 from minitape.record_view import RecordView
 from minitape.where import user_code
 
-ALL_NEEDED = [(True,) * n for n in range(4)]  # until a backward pass says which inputs lead to a source
-
 
 class Operation(RecordView):
     """A recorded op call. A gradient rule `rule(op, *upstream)` reads:
@@ -50,7 +48,7 @@ class Operation(RecordView):
         self._outputs = outputs if keep == "both" or keep == "outputs" else None
         self._where = user_code(caller)
         self.scope = state.scope  # e.g. "my_model/dense_1": viewers group records by it
-        self.needs = ALL_NEEDED[n] if n < 4 else (True,) * n
+        self.needs = (True,) * n  # until a backward pass says which inputs lead to a source
         running = state.backward_of  # the record whose gradient rule ran this op, if any
         self.backward_of = running.type if running is not None else None
         self.holders = 0  # how many tapes hold this record (a one-shot tape strips it in place if alone)
