@@ -31,7 +31,7 @@ import floor_engine  # noqa: E402 - beside this script, whose folder Python puts
 import numpy as np  # noqa: E402
 
 import minitape as mt  # noqa: E402
-from minitape import operation  # noqa: E402
+from minitape import execute, record  # noqa: E402
 
 try:
     import torch
@@ -66,18 +66,16 @@ def numpy_floor() -> None:
 @contextlib.contextmanager
 def without(name: str) -> Iterator[None]:
     """Switch one teaching feature of the record off for the block."""
-    saved = {"user line": operation.user_code, "weak references": operation.weakref}[name]
-    if name == "user line":
-        operation.user_code = lambda frame: None
-    else:
-        operation.weakref = types.SimpleNamespace(ref=id)  # a C call that keeps nothing: what a no-op costs
+    module, attr, stand_in = {
+        "user line": (record, "user_code", lambda frame: None),
+        "weak references": (execute, "weakref", types.SimpleNamespace(ref=id)),  # a C call that keeps nothing
+    }[name]
+    saved = getattr(module, attr)
+    setattr(module, attr, stand_in)
     try:
         yield
     finally:
-        if name == "user line":
-            operation.user_code = saved
-        else:
-            operation.weakref = saved
+        setattr(module, attr, saved)
 
 
 def floor(facts: bool, n_ops: int = N_OPS) -> None:

@@ -7,6 +7,7 @@ J t = d/du <J^T u, t>: one small backward pass over the rule itself.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,7 @@ from minitape import nest, registry
 from minitape.context import state
 from minitape.convert import convert_to_tensor
 from minitape.gradient_args import UnconnectedGradients, as_unconnected, checked
+from minitape.operation import Operation
 from minitape.ops.api import add_n, reduce_sum
 from minitape.tape import GradientTape
 from minitape.tensor import Tensor, TensorLike
@@ -53,6 +55,7 @@ class ForwardAccumulator:
             self._tangents[p._id] = t
         self._observer = observer
         self._records: list = []
+        self._alive: dict = {}  # tensor id -> weak reference: the values its records read and made, while alive
 
     def __enter__(self) -> ForwardAccumulator:
         if self in state.accumulators:
@@ -73,11 +76,13 @@ class ForwardAccumulator:
         """The tangent of the tensor with this id, or None."""
         return self._tangents.get(tensor_id)
 
-    def propagate(self, op: Any, inputs: list, outputs: list) -> None:
+    def propagate(self, record: tuple, inputs: list, outputs: list) -> None:
         """Called by every op run inside the block: give its outputs tangents if an input has one."""
+        op = Operation(record, self._alive)
         tangents = [self._tangents.get(i) for i in op.input_ids]
         if all(t is None for t in tangents):
             return
+        self._alive.update((t._id, weakref.ref(t)) for t in (*inputs, *outputs))
         rule = op.grad_fn or registry.lookup(op.type)
         if rule is None or not any(d.is_floating for d in op.output_dtypes):
             return  # no gradient, or only integer/bool outputs: they carry no tangent

@@ -15,7 +15,9 @@ from minitape import bare, registry
 from minitape.context import state
 from minitape.gradient_args import checked
 from minitape.observer import Observer
+from minitape.operation import Operation
 from minitape.ops.math_ops import add
+from minitape.record import GRAD_FN, INPUT_IDS, OUTPUT_IDS, TYPE
 from minitape.tensor import Tensor
 
 
@@ -23,10 +25,10 @@ def reachable_from(records: list, source_ids: set[int]) -> tuple[set[int], list]
     """The ids that depend on a source, and the records on those paths, in tape order."""
     reached = set(source_ids)
     relevant = []
-    for op in records:
-        if not reached.isdisjoint(op.input_ids):
-            relevant.append(op)
-            reached.update(op.output_ids)
+    for record in records:
+        if not reached.isdisjoint(record[INPUT_IDS]):
+            relevant.append(record)
+            reached.update(record[OUTPUT_IDS])
     return reached, relevant
 
 
@@ -38,17 +40,19 @@ def backward(records: list, seeds: dict[int, Tensor], source_ids: set[int], obse
     grads: dict = {i: g._value for i, g in seeds.items()} if unseen else dict(seeds)
     outer = state.backward_of, state.bare
     try:
-        for op in reversed(relevant):
+        for record in reversed(relevant):
+            input_ids, output_ids = record[INPUT_IDS], record[OUTPUT_IDS]
             # an output's gradient is complete here (all its consumers came later on the tape): pop it, so it is
             # freed once the rule has used it; a source's gradient stays, it is the answer
-            take = grads.get if not source_ids.isdisjoint(op.output_ids) else grads.pop
-            upstream = list(map(take, op.output_ids, _NONE))
+            take = grads.get if not source_ids.isdisjoint(output_ids) else grads.pop
+            upstream = list(map(take, output_ids, _NONE))
             single = len(upstream) == 1 and upstream[0] is not None  # the common case, told without a scan
             missing = () if single else [k for k, g in enumerate(upstream) if g is None]
             if len(missing) == len(upstream):
                 continue  # no gradient reached this record
+            op = Operation(record, needs=tuple(map(reached.__contains__, input_ids)))  # what the rule reads
             try:
-                rule = op.grad_fn or registry.lookup(op.type)
+                rule = record[GRAD_FN] or registry.lookup(record[TYPE])
             except LookupError as error:
                 if observer is None or not observer.missing_rule(op, error):
                     raise
@@ -59,15 +63,14 @@ def backward(records: list, seeds: dict[int, Tensor], source_ids: set[int], obse
                 continue
             for k in missing:  # an output nobody used: its gradient is zero
                 upstream[k] = np.zeros(op.output_shapes[k], op.output_dtypes[k].as_numpy_dtype)
-            op.needs = tuple(map(reached.__contains__, op.input_ids))
-            state.backward_of, state.bare = op, unseen and op.grad_fn is None and bare.runs_bare(rule)
+            state.backward_of, state.bare = op, unseen and record[GRAD_FN] is None and bare.runs_bare(rule)
             if not state.bare:
                 upstream = bare.tensors(upstream)
             if observer is not None:
                 observer.rule(op, upstream)
             input_grads = checked(op, rule(op, *upstream))
             state.backward_of = outer[0]  # summing the contributions is no rule's work
-            for slot, (i, g) in enumerate(zip(op.input_ids, input_grads)):
+            for slot, (i, g) in enumerate(zip(input_ids, input_grads)):
                 if g is not None and i in reached:
                     grads[i] = g if i not in grads else add(grads[i], g)
                     if observer is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import operator
 import sys
+import weakref
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,7 @@ from minitape import bare, debugging
 from minitape.context import state
 from minitape.convert import check_same_dtype, convert_inputs, joined_positions
 from minitape.errors import InvalidArgumentError, op_error
-from minitape.operation import Operation
+from minitape.record import facts
 from minitape.tensor import Tensor
 
 
@@ -66,17 +67,18 @@ def record(
     tapes = [tape for tape in state.tapes if not tape._watched.isdisjoint(ids)]
     if not tapes and not state.accumulators:
         return
-    operation = Operation(op_type, ids, inputs, outputs, attrs, keep, grad_fn, caller or sys._getframe(1))
-    if tapes:
-        operation.holders = len(tapes)
-        watched = ()
-        if grad_fn is not None or _differentiable(op_type):
-            watched = [t._id for t in outputs if t._value.dtype.kind == "f"]
-        for tape in tapes:
-            tape._records.append(operation)
-            tape._watched.update(watched)
+    fact = facts(op_type, ids, inputs, outputs, attrs, keep, grad_fn, caller or sys._getframe(1))
+    watched = ()
+    if grad_fn is not None or _differentiable(op_type):
+        watched = [t._id for t in outputs if t._value.dtype.kind == "f"]
+    for tape in tapes:
+        tape._records.append(fact)
+        for t in inputs:  # a value no recorded op computed (a constant, a variable): viewers show it while alive
+            if t._id not in tape._watched and t._id not in tape._alive:
+                tape._alive[t._id] = weakref.ref(t)
+        tape._watched.update(watched)
     for accumulator in list(state.accumulators):  # a copy: each steps aside from the list in turn
-        accumulator.propagate(operation, inputs, outputs)
+        accumulator.propagate(fact, inputs, outputs)
 
 
 def _array(value: Any, dtype: np.dtype | None) -> np.ndarray:

@@ -530,7 +530,8 @@ class TapeStats:
 def tape_stats(tape: Any) -> TapeStats:
     """Count the records of `tape` and the distinct tensors (and bytes) they keep for gradient()."""
     saved = {}
-    for op in tape._records:
+    records = tape.records
+    for op in records:
         for t in op.saved_tensors():
-            saved[t.id] = t._array().nbytes
-    return TapeStats(len(tape._records), len(saved), sum(saved.values()), tape._persistent)
+            saved[t.id] = t.numpy().nbytes
+    return TapeStats(len(records), len(saved), sum(saved.values()), tape.persistent)

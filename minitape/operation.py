@@ -1,23 +1,19 @@
-"""`Operation`: one op call recorded on a tape, and what its gradient rule may read.
-
-A record names the tensors it read and produced by id, with their shapes and dtypes, so the
-graph outlives the tensors. It keeps the tensors themselves only where its rule needs them
-(`keep`), as TensorFlow does: `exp` keeps its output, `add` nothing. Weak references let a
-viewer show values that are still alive without keeping them alive.
-"""
+"""`Operation`: a recorded op call (a tuple made by record.py) as a gradient rule, explain() and viewers read it."""
 
 from __future__ import annotations
 
-import weakref
-from typing import Any
-
+from minitape import record as fields
 from minitape.context import state
 from minitape.record_view import RecordView
-from minitape.where import user_code
+from minitape.tensor import Tensor
+
+
+def _field(index: int, doc: str | None = None) -> property:
+    return property(lambda op: op.record[index], doc=doc)
 
 
 class Operation(RecordView):
-    """A recorded op call. A gradient rule `rule(op, *upstream)` reads:
+    """A recorded op call, as a gradient rule `rule(op, *upstream)` reads it:
 
       op.inputs, op.outputs   the tensors, where the op keeps them (`keep` in `defop`)
       op.attrs                the non-tensor arguments, e.g. {"axis": 0}
@@ -25,51 +21,38 @@ class Operation(RecordView):
       op.needs                per input: does a source depend on it (skip the others)
       op.x, op.y, op.z        shorthands for the first input, the second input and the output
 
-    and for explain() and viewers: type, input_ids, output_ids, scope, where (the user's file and
-    line), backward_of (the op whose gradient rule ran it), alive_inputs() / alive_outputs().
+    and for explain() and viewers (record_view.py): type, ids, scope, where, alive_inputs(), ...
     """
 
-    # slots, not a dict per record: a long tape holds very many of them
-    __slots__ = "type attrs grad_fn input_ids output_ids input_shapes output_shapes _dtypes _refs".split()
-    __slots__ += "_inputs _outputs _where scope needs backward_of holders".split()
+    __slots__ = ("record", "needs", "_alive")
 
-    def __init__(
-        self, op_type: str, ids: tuple, inputs: Any, outputs: list, attrs: dict, keep: str, grad_fn: Any, caller: Any
-    ) -> None:
-        self.type, self.attrs, self.grad_fn, self.input_ids = op_type, attrs, grad_fn, ids
-        self.output_ids = tuple([t._id for t in outputs])
-        tensors = (*inputs, *outputs)
-        values = [t._value for t in tensors]  # one pass per kind of fact: cheaper than one per tensor
-        shapes, n = tuple([v.shape for v in values]), len(ids)
-        self.input_shapes, self.output_shapes = shapes[:n], shapes[n:]
-        self._dtypes = tuple([v.dtype for v in values])  # numpy dtypes; input_dtypes makes them DTypes
-        self._refs = tuple(map(weakref.ref, tensors))
-        self._inputs = inputs if keep == "both" or keep == "inputs" else None
-        self._outputs = outputs if keep == "both" or keep == "outputs" else None
-        self._where = user_code(caller)
-        self.scope = state.scope  # e.g. "my_model/dense_1": viewers group records by it
-        self.needs = (True,) * n  # until a backward pass says which inputs lead to a source
-        running = state.backward_of  # the record whose gradient rule ran this op, if any
-        self.backward_of = running.type if running is not None else None
-        self.holders = 0  # how many tapes hold this record (a one-shot tape strips it in place if alone)
+    def __init__(self, record: tuple, alive: dict | None = None, needs: tuple | None = None) -> None:
+        self.record, self._alive = record, alive
+        self.needs = needs or (True,) * len(record[fields.INPUT_IDS])  # a backward pass says which lead to a source
 
-    @property
-    def inputs(self) -> list:
-        if self._inputs is None:
-            raise AttributeError(f"{self.type} does not keep its inputs: its gradient rule must not need them")
-        return self._inputs
+    type = _field(fields.TYPE)
+    grad_fn = _field(fields.GRAD_FN)
+    input_ids = _field(fields.INPUT_IDS)
+    output_ids = _field(fields.OUTPUT_IDS)
+    input_shapes = _field(fields.INPUT_SHAPES)
+    output_shapes = _field(fields.OUTPUT_SHAPES)
+    attrs = property(lambda op: op.record[fields.ATTRS] or {}, doc='the non-tensor arguments, e.g. {"axis": 0}')
 
-    @property
-    def outputs(self) -> list:
-        if self._outputs is None:
-            raise AttributeError(f"{self.type} does not keep its outputs: its gradient rule must not need them")
-        return self._outputs
+    inputs = property(lambda op: _tensors(op, fields.KEPT_INPUTS, fields.INPUT_IDS, "inputs"))
+    outputs = property(lambda op: _tensors(op, fields.KEPT_OUTPUTS, fields.OUTPUT_IDS, "outputs"))
 
     # the shorthands rules use; in a backward pass nothing listens to, the arrays themselves (bare.py)
-    x = property(lambda self: _kept(self.inputs[0]), doc="The first input (what the op tables' rules call x).")
-    y = property(lambda self: _kept(self.inputs[1]), doc="The second input.")
-    z = property(lambda self: _kept(self.outputs[0]), doc="The (first) output.")
+    x = property(lambda op: op.record[fields.KEPT_INPUTS][0] if state.bare else op.inputs[0], doc="The first input.")
+    y = property(lambda op: op.record[fields.KEPT_INPUTS][1] if state.bare else op.inputs[1], doc="The second input.")
+    z = property(lambda op: op.record[fields.KEPT_OUTPUTS][0] if state.bare else op.outputs[0], doc="The output.")
 
 
-def _kept(tensor: Any) -> Any:
-    return tensor._value if state.bare else tensor
+def _tensors(op: Operation, field: int, ids: int, what: str) -> list:
+    """The kept arrays as tensors with their recorded ids, so that a tape recording the rule knows them."""
+    arrays = op.record[field]
+    if arrays is None:
+        raise AttributeError(f"{op.type} does not keep its {what}: its gradient rule must not need them")
+    tensors = [Tensor.__new__(Tensor) for _ in arrays]
+    for tensor, value, tensor_id in zip(tensors, arrays, op.record[ids]):
+        tensor._value, tensor._id = value, tensor_id
+    return tensors

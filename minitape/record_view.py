@@ -1,6 +1,7 @@
 """What a record shows to explain(), tape.stats() and viewers: where it ran, its dtypes, the values still alive.
 
-`Operation` (operation.py) inherits these; none of them is needed to compute a gradient.
+`Operation` (operation.py) inherits these; none of them is needed to compute a gradient. `released` is
+what a one-shot tape keeps of a record after its answer.
 """
 
 from __future__ import annotations
@@ -8,7 +9,15 @@ from __future__ import annotations
 from typing import Any
 
 from minitape.dtypes import DType, as_dtype
+from minitape.record import BACKWARD_OF, DTYPES, GRAD_FN, KEPT_INPUTS, KEPT_OUTPUTS, SCOPE, WHERE
 from minitape.where import line_of
+
+
+def released(record: tuple) -> tuple:
+    """The record without its kept arrays (a one-shot tape after its answer); explain() still reads the rest."""
+    if record[GRAD_FN] is not None:  # a custom rule holds tensors too; explain() still sees that it was custom
+        record = record[:GRAD_FN] + (_released_rule,) + record[GRAD_FN + 1 :]
+    return record[:KEPT_INPUTS] + (None, None) + record[WHERE:]
 
 
 def _released_rule(op: Any, *grads: object) -> None:
@@ -20,18 +29,21 @@ class RecordView:
 
     __slots__ = ()
 
+    scope = property(lambda op: op.record[SCOPE], doc='e.g. "my_model/dense_1": viewers group records by it')
+    backward_of = property(lambda op: op.record[BACKWARD_OF], doc="the type of the op whose gradient rule ran this one")
+
     @property
     def where(self) -> tuple[str, int] | None:
         """(file, line) of the user's code that ran the op."""
-        return line_of(self._where)
+        return line_of(self.record[WHERE])
 
     @property
     def input_dtypes(self) -> tuple[DType, ...]:
-        return tuple(map(as_dtype, self._dtypes[: len(self.input_ids)]))
+        return tuple(map(as_dtype, self.record[DTYPES][: len(self.input_ids)]))
 
     @property
     def output_dtypes(self) -> tuple[DType, ...]:
-        return tuple(map(as_dtype, self._dtypes[len(self.input_ids) :]))
+        return tuple(map(as_dtype, self.record[DTYPES][len(self.input_ids) :]))
 
     @property
     def name(self) -> str:
@@ -41,31 +53,32 @@ class RecordView:
         return self.attrs[name]
 
     def alive_inputs(self) -> list:
-        """Each input tensor (or variable) if it is still alive, else None: a record never keeps one alive."""
-        return [ref() for ref in self._refs[: len(self.input_ids)]]
+        """Each input tensor (or variable) whose value can still be shown, else None.
+
+        A record keeps only what its rule needs; a tape also knows, by weak reference, the values it
+        did not compute (what it watches, constants, variables) while they are alive.
+        """
+        return self._values(self.input_ids, KEPT_INPUTS, "inputs")
 
     def alive_outputs(self) -> list:
-        return [ref() for ref in self._refs[len(self.input_ids) :]]
+        return self._values(self.output_ids, KEPT_OUTPUTS, "outputs")
+
+    def _values(self, ids: tuple, field: int, kept: str) -> list:
+        values = getattr(self, kept) if self.record[field] is not None else [None] * len(ids)
+        refs = self._alive or {}
+        return [refs[i]() if i in refs and refs[i]() is not None else v for i, v in zip(ids, values)]
 
     def saved_tensors(self) -> list:
         """The tensors this record keeps alive for its rule (what it costs in memory)."""
-        return [*(self._inputs or ()), *(self._outputs or ())]
+        kept = [self.inputs] if self.record[KEPT_INPUTS] is not None else []
+        kept += [self.outputs] if self.record[KEPT_OUTPUTS] is not None else []
+        return [t for tensors in kept for t in tensors]
 
-    def release(self) -> Any:
-        """Drop the saved tensors (a one-shot tape after its answer); keep the structure for explain().
+    def __eq__(self, other: object) -> bool:  # two views of one record are the same op
+        return isinstance(other, RecordView) and other.record is self.record
 
-        A record that another tape still holds is copied instead, so that tape keeps its tensors.
-        """
-        op = self
-        if self.holders > 1:
-            self.holders -= 1
-            op = object.__new__(type(self))
-            for slot in type(self).__slots__:
-                setattr(op, slot, getattr(self, slot))
-            op.holders = 1
-        op._inputs = op._outputs = None
-        op.grad_fn = _released_rule if self.grad_fn is not None else None  # explain() still sees "custom"
-        return op
+    def __hash__(self) -> int:
+        return id(self.record)
 
     def __repr__(self) -> str:
         ins = ", ".join(f"#{i}" for i in self.input_ids)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
 
-from minitape import backprop, gradient_args, nest
+from minitape import backprop, nest
 from minitape.context import state
 from minitape.gradient_args import UnconnectedGradients, as_unconnected, check_sources, seeds_for, watchable
 from minitape.tape_api import TapeAPI
@@ -28,8 +29,9 @@ class GradientTape(TapeAPI):
         self._watch_accessed_variables = watch_accessed_variables
         self._recording = False
         self._used = False
-        self._records: list = []
+        self._records: list = []  # tuples (record.py), in the order the ops ran
         self._watched: set[int] = set()
+        self._alive: dict = {}  # tensor id -> weak reference, for the values no recorded op computed
         self._variables: dict[int, Any] = {}
         self._escapes: list = []  # (tensor id, (file, line), id counter) of values converted to numpy
         self._timeline: list = []  # (event, id counter): when recording started, paused, resumed, ended
@@ -63,6 +65,7 @@ class GradientTape(TapeAPI):
         for t in watchable(nest.flatten(tensor)):
             if isinstance(t, Tensor):
                 self._watched.add(t._id)
+                self._alive[t._id] = weakref.ref(t)
                 self._timeline.append(("watch", _next_id()))  # when: explain() tells "computed before watch"
             else:
                 self.watch_variable(t)
@@ -103,22 +106,6 @@ class GradientTape(TapeAPI):
         ids = {s._id for s, ok in zip(sources, floating) if ok}
         found = backprop.backward(self._records, by_id, ids, observer)
         return [found.get(s._id) if ok else None for s, ok in zip(sources, floating)]
-
-    def begin_answer(self) -> None:
-        """Before gradient() or jacobian(): refuse a used one-shot tape; a one-shot tape stops recording."""
-        if self._used:
-            gradient_args.refuse_used_tape()
-        if self._recording:
-            if self._persistent:
-                gradient_args.warn_inside()
-            else:
-                self._stop("gradient")  # TensorFlow stops a one-shot tape here: nothing more to record
-
-    def end_answer(self) -> None:
-        """After the answer: a one-shot tape drops its saved tensors and keeps the structure for explain()."""
-        if not self._persistent:
-            self._used = True
-            self._records = [op.release() for op in self._records]
 
 
 def _zeros_like(t: Any) -> Tensor:

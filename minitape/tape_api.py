@@ -1,4 +1,4 @@
-"""The rest of `GradientTape`'s API: pausing and resetting, jacobians, and a read-only view of what it recorded.
+"""The rest of `GradientTape`'s API: one-shot answers, pausing and resetting, jacobians, a read-only view.
 
 `explain()`, `stats()` and viewers read a tape only through this view. None of it is needed to
 compute a gradient: tape.py holds that.
@@ -10,7 +10,10 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
+from minitape import gradient_args
 from minitape.context import state
+from minitape.operation import Operation
+from minitape.record_view import released
 from minitape.tensor import TensorLike, _next_id
 from minitape.where import user_line
 
@@ -29,10 +32,26 @@ class TapeAPI:
         finally:
             self._start("resume")
 
+    def begin_answer(self) -> None:
+        """Before gradient() or jacobian(): refuse a used one-shot tape; a one-shot tape stops recording."""
+        if self._used:
+            gradient_args.refuse_used_tape()
+        if self._recording:
+            if self._persistent:
+                gradient_args.warn_inside()
+            else:
+                self._stop("gradient")  # TensorFlow stops a one-shot tape here: nothing more to record
+
+    def end_answer(self) -> None:
+        """After the answer: a one-shot tape drops its saved tensors and keeps the structure for explain()."""
+        if not self._persistent:
+            self._used = True
+            self._records = list(map(released, self._records))
+
     def reset(self) -> None:
         """Forget everything recorded and watched so far; keep recording if inside the block."""
         self._records, self._escapes = [], []
-        self._watched, self._variables = set(), {}
+        self._watched, self._variables, self._alive = set(), {}, {}
         self._used = False
 
     def watched_variables(self) -> tuple:
@@ -54,7 +73,7 @@ class TapeAPI:
     @property
     def records(self) -> tuple:
         """The recorded ops (`Operation`s), in the order they ran."""
-        return tuple(self._records)
+        return tuple([Operation(record, self._alive) for record in self._records])
 
     @property
     def watched_ids(self) -> frozenset:

@@ -71,7 +71,7 @@ def test_matmul_gradient_is_one_matmul_per_operand_for_every_transpose_flag():
             y = mt.reduce_sum(mt.square(mt.constant(a[0]) @ w))
         inner.gradient(y, w)
     # the gradient for w is a^T g: one MatMul with transpose_a, no MatrixTranspose
-    assert [op.type for op in outer._records if op.backward_of == "MatMul"] == ["MatMul"]
+    assert [op.type for op in outer.records if op.backward_of == "MatMul"] == ["MatMul"]
 
 
 def test_relu_gradient_is_one_record_and_its_derivative_is_the_same_mask():
@@ -84,7 +84,7 @@ def test_relu_gradient_is_one_record_and_its_derivative_is_the_same_mask():
             inner.watch(t)
             y = mt.reduce_sum(mt.nn.relu(t) * t)
         g = inner.gradient(y, t)
-    assert "ReluGrad" in [op.type for op in outer._records] and "Greater" not in [op.type for op in outer._records]
+    assert "ReluGrad" in [op.type for op in outer.records] and "Greater" not in [op.type for op in outer.records]
     np.testing.assert_allclose(outer.gradient(g, t).numpy(), 2.0 * (x > 0))
 
 

@@ -88,10 +88,10 @@ def test_each_call_runs_inside_name_scopes_of_model_and_layer():
     model(np.ones((1, 5)))  # build outside the tape
     with mt.GradientTape() as tape:
         model(np.ones((1, 5)))
-    scopes = [op.scope for op in tape._records]
+    scopes = [op.scope for op in tape.records]
     assert "blocks/dense" in scopes and "blocks/dense_1" in scopes and "blocks/dense_2" in scopes
     assert all(s.startswith("blocks") for s in scopes)
-    matmul_scopes = [op.scope for op in tape._records if op.type == "MatMul"]
+    matmul_scopes = [op.scope for op in tape.records if op.type == "MatMul"]
     assert matmul_scopes == ["blocks/dense", "blocks/dense_1", "blocks/dense_2"]
 
 

@@ -38,7 +38,7 @@ def test_forward_stops_at_the_first_op_and_names_it_with_its_inputs():
     assert message.startswith("check_numerics: Exp produced inf in the forward pass")
     assert "input 0: float32[] = 100." in message
     assert f"{HERE}:" in message
-    assert [op.type for op in tape._records] == []  # it stopped before recording Exp
+    assert [op.type for op in tape.records] == []  # it stopped before recording Exp
 
 
 def test_forward_nan_names_the_op_and_the_user_line():

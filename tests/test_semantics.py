@@ -40,7 +40,7 @@ def test_1_ops_are_recorded_only_when_an_input_is_watched():
     assert tape.gradient(paused, x) is None
     assert tape.gradient(after, x) is None
     # exactly the ops with a watched input are on the tape: y, z and resumed
-    assert [op.type for op in tape._records] == ["Mul", "Mul", "Mul"]
+    assert [op.type for op in tape.records] == ["Mul", "Mul", "Mul"]
 
 
 def test_2_trainable_variables_are_watched_automatically_constants_are_not():
@@ -94,10 +94,10 @@ def test_3_a_non_persistent_tape_answers_once_a_persistent_one_many_times():
         assert value(tape.gradient(z, x)) == 108.0  # 4 x^3
         assert value(tape.gradient(y, x)) == 6.0
 
-    tape_ref, saved_ref = weakref.ref(tape), weakref.ref(y)
+    tape_ref, saved_ref = weakref.ref(tape), weakref.ref(y._value)
     del y, z
     gc.collect()
-    assert saved_ref() is not None  # the persistent tape keeps y alive: Mul saves its inputs
+    assert saved_ref() is not None  # the persistent tape keeps y's value alive: Mul saves its inputs
     del tape
     assert tape_ref() is None and saved_ref() is None  # `del tape` frees it and what it saved
 

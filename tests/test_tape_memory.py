@@ -23,7 +23,7 @@ def one_record(fn):
     with mt.GradientTape(persistent=True) as tape:
         tape.watch(x)
         y = fn(x)
-    (op,) = tape._records
+    (op,) = tape.records
     return tape, op, x, y
 
 
@@ -61,7 +61,7 @@ def test_a_one_shot_tape_holds_no_tensor_after_gradient():
         tape.watch(x)
         y = mt.reduce_sum(mt.exp(x) * x)
     assert tape.stats().saved_bytes == 2 * 8 * N  # exp's output (which is also Mul's first input) and x
-    kept = weakref.ref(tape._records[0].saved_tensors()[0])
+    kept = weakref.ref(tape.records[0].saved_tensors()[0]._value)  # the array the record keeps
     tape.gradient(y, x)
     stats = tape.stats()
     assert stats.records == 3 and stats.saved_tensors == 0 and stats.saved_bytes == 0
@@ -74,7 +74,7 @@ def test_a_persistent_tape_keeps_its_tensors_until_del():
     with mt.GradientTape(persistent=True) as tape:
         tape.watch(x)
         y = mt.reduce_sum(mt.exp(x))
-    kept = weakref.ref(tape._records[0].saved_tensors()[0])
+    kept = weakref.ref(tape.records[0].saved_tensors()[0]._value)  # the array the record keeps
     for _ in range(2):
         np.testing.assert_allclose(tape.gradient(y, x).numpy(), np.exp(np.linspace(-1.0, 1.0, N)))
     gc.collect()

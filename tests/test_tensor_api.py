@@ -265,7 +265,7 @@ def test_del_tape_frees_what_it_saved():
         tape.watch(x)
         hidden = mt.exp(x)  # Exp saves its output
         y = mt.reduce_sum(hidden)
-    saved = weakref.ref(hidden)
+    saved = weakref.ref(hidden._value)  # what the record keeps: the array
     del hidden
     gc.collect()
     assert saved() is not None
@@ -280,7 +280,7 @@ def test_a_used_non_persistent_tape_drops_its_saved_tensors():
         tape.watch(x)
         hidden = mt.exp(x)
         y = mt.reduce_sum(hidden)
-    saved = weakref.ref(hidden)
+    saved = weakref.ref(hidden._value)  # what the record keeps: the array
     del hidden
     tape.gradient(y, x)
     gc.collect()
