@@ -74,6 +74,7 @@ class GradientTape(TapeAPI):
         if variable._id not in self._watched:
             self._watched.add(variable._id)
             self._variables[variable._id] = variable
+            self._alive[variable._id] = weakref.ref(variable)
 
     def gradient(
         self,

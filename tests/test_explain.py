@@ -272,6 +272,17 @@ def test_assign_breaks_the_path():
     assert verdict(tape, y, w).kind == "connected"  # the read after the assign is a fresh start
 
 
+def test_assign_to_a_variable_read_earlier_names_it():
+    v = mt.Variable(2.0, name="v")
+    w = mt.Variable(3.0, name="w")
+    with mt.GradientTape(persistent=True) as tape:
+        first = w * 1.0  # the tape watches w from this read on
+        w.assign(v * v)
+        y = w * 2.0 + first
+    r = verdict(tape, y, v)
+    assert r.kind == "assign" and "w.assign" in r.message
+
+
 def test_assign_add_breaks_the_path():
     v = mt.Variable(2.0, name="v")
     w = mt.Variable(3.0, name="w")
