@@ -533,5 +533,5 @@ def tape_stats(tape: Any) -> TapeStats:
     records = tape.records
     for op in records:
         for t in op.saved_tensors():
-            saved[t.id] = t.numpy().nbytes
+            saved[t.id] = t._array().nbytes  # not numpy(): that copies, and counts as a numpy escape
     return TapeStats(len(records), len(saved), sum(saved.values()), tape.persistent)

@@ -4,12 +4,8 @@ from __future__ import annotations
 
 from minitape import record as fields
 from minitape.context import state
-from minitape.record_view import RecordView
+from minitape.record_view import RecordView, field
 from minitape.tensor import Tensor
-
-
-def _field(index: int, doc: str | None = None) -> property:
-    return property(lambda op: op.record[index], doc=doc)
 
 
 class Operation(RecordView):
@@ -30,12 +26,12 @@ class Operation(RecordView):
         self.record, self._alive = record, alive
         self.needs = needs or (True,) * len(record[fields.INPUT_IDS])  # a backward pass says which lead to a source
 
-    type = _field(fields.TYPE)
-    grad_fn = _field(fields.GRAD_FN)
-    input_ids = _field(fields.INPUT_IDS)
-    output_ids = _field(fields.OUTPUT_IDS)
-    input_shapes = _field(fields.INPUT_SHAPES)
-    output_shapes = _field(fields.OUTPUT_SHAPES)
+    type = field(fields.TYPE)
+    grad_fn = field(fields.GRAD_FN)
+    input_ids = field(fields.INPUT_IDS)
+    output_ids = field(fields.OUTPUT_IDS)
+    input_shapes = field(fields.INPUT_SHAPES)
+    output_shapes = field(fields.OUTPUT_SHAPES)
     attrs = property(lambda op: op.record[fields.ATTRS] or {}, doc='the non-tensor arguments, e.g. {"axis": 0}')
 
     inputs = property(lambda op: _tensors(op, fields.KEPT_INPUTS, fields.INPUT_IDS, "inputs"))

@@ -24,13 +24,18 @@ def _released_rule(op: Any, *grads: object) -> None:
     raise RuntimeError(f"the gradient rule of {op.type} was released with its tape's tensors")
 
 
+def field(index: int, doc: str | None = None) -> property:
+    """A read-only attribute of the view that is one field of its record tuple."""
+    return property(lambda op: op.record[index], doc=doc)
+
+
 class RecordView:
     """Read-only accessors of a recorded op (the slots themselves are declared by `Operation`)."""
 
     __slots__ = ()
 
-    scope = property(lambda op: op.record[SCOPE], doc='e.g. "my_model/dense_1": viewers group records by it')
-    backward_of = property(lambda op: op.record[BACKWARD_OF], doc="the type of the op whose gradient rule ran this one")
+    scope = field(SCOPE, doc='e.g. "my_model/dense_1": viewers group records by it')
+    backward_of = field(BACKWARD_OF, doc="the type of the op whose gradient rule ran this one")
 
     @property
     def where(self) -> tuple[str, int] | None:
@@ -66,13 +71,13 @@ class RecordView:
     def _values(self, ids: tuple, field: int, kept: str) -> list:
         values = getattr(self, kept) if self.record[field] is not None else [None] * len(ids)
         refs = self._alive or {}
-        return [refs[i]() if i in refs and refs[i]() is not None else v for i, v in zip(ids, values)]
+        alive = [refs[i]() if i in refs else None for i in ids]
+        return [a if a is not None else v for a, v in zip(alive, values)]
 
     def saved_tensors(self) -> list:
         """The tensors this record keeps alive for its rule (what it costs in memory)."""
-        kept = [self.inputs] if self.record[KEPT_INPUTS] is not None else []
-        kept += [self.outputs] if self.record[KEPT_OUTPUTS] is not None else []
-        return [t for tensors in kept for t in tensors]
+        inputs = self.inputs if self.record[KEPT_INPUTS] is not None else []
+        return inputs + (self.outputs if self.record[KEPT_OUTPUTS] is not None else [])
 
     def __eq__(self, other: object) -> bool:  # two views of one record are the same op
         return isinstance(other, RecordView) and other.record is self.record

@@ -91,3 +91,12 @@ def test_reset_drops_the_records():
         mt.exp(x)
         tape.reset()
     assert tape.stats() == TapeStats(records=0, saved_tensors=0, saved_bytes=0, persistent=True)
+
+
+def test_stats_reads_the_kept_arrays_without_converting_them_to_numpy():
+    x = vector()
+    with mt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        mt.exp(x)
+        assert tape.stats().saved_bytes == 8 * N  # asked while recording, as a lesson does
+    assert tape.numpy_escapes == ()  # counting bytes is not the user converting a value to numpy
