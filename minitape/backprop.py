@@ -13,11 +13,11 @@ import numpy as np
 
 from minitape import bare, registry
 from minitape.context import state
-from minitape.gradient_args import checked
+from minitape.gradient_args import checked_gradient, one_per_input
 from minitape.observer import Observer
 from minitape.operation import Operation
 from minitape.ops.math_ops import add
-from minitape.record import GRAD_FN, INPUT_IDS, OUTPUT_IDS, TYPE
+from minitape.record import GRAD_FN, INPUT_IDS, INPUT_SHAPES, OUTPUT_IDS, TYPE
 from minitape.tensor import Tensor
 
 
@@ -36,6 +36,7 @@ def reachable_from(records: list, source_ids: set[int]) -> tuple[set[int], list]
 def backward(records: list, seeds: dict[int, Tensor], source_ids: set[int], observer: Observer | None = None) -> dict:
     """Propagate `seeds` (the gradient at each target, by id) back to `source_ids`; return their gradients."""
     reached, relevant = reachable_from(records, source_ids)
+    is_reached = reached.__contains__  # bound once: binding it costs as much as asking it
     unseen = observer is None and not (state.tapes or state.accumulators or state.check_numerics)  # see bare.py
     grads: dict = {i: g._value for i, g in seeds.items()} if unseen else dict(seeds)
     outer = state.backward_of, state.bare
@@ -50,7 +51,7 @@ def backward(records: list, seeds: dict[int, Tensor], source_ids: set[int], obse
             missing = () if single else [k for k, g in enumerate(upstream) if g is None]
             if len(missing) == len(upstream):
                 continue  # no gradient reached this record
-            op = Operation(record, needs=tuple(map(reached.__contains__, input_ids)))  # what the rule reads
+            op = Operation(record, None, tuple(map(is_reached, input_ids)))  # what the rule reads
             try:
                 rule = record[GRAD_FN] or registry.lookup(record[TYPE])
             except LookupError as error:
@@ -68,9 +69,13 @@ def backward(records: list, seeds: dict[int, Tensor], source_ids: set[int], obse
                 upstream = bare.tensors(upstream)
             if observer is not None:
                 observer.rule(op, upstream)
-            input_grads = checked(op, rule(op, *upstream))
+            input_grads = rule(op, *upstream)
             state.backward_of = outer[0]  # summing the contributions is no rule's work
-            for slot, (i, g) in enumerate(zip(input_ids, input_grads)):
+            if type(input_grads) is not tuple or len(input_grads) != len(input_ids):
+                input_grads = one_per_input(op, input_grads)  # a list, a lone gradient; a wrong count is refused
+            for slot, (i, g, shape) in enumerate(zip(input_ids, input_grads, record[INPUT_SHAPES])):
+                if g is not None and (type(g) is not np.ndarray or g.shape != shape):
+                    g = checked_gradient(op, slot, g)  # a tensor, a number: converted; a wrong shape is refused
                 if g is not None and i in reached:
                     grads[i] = g if i not in grads else add(grads[i], g)
                     if observer is not None:

@@ -37,20 +37,14 @@ _OWN_RULES: dict[Any, bool] = {}
 
 def apply(op: Any, args: tuple, attrs: dict) -> Any:
     """`op` on arrays and tensors, giving arrays; anything unusual goes the engine's way (its checks, its errors)."""
-    arrays = []
+    arrays = args
     for arg in args:
-        kind = type(arg)
-        if kind is np.ndarray:
-            arrays.append(arg)
-        elif kind is Tensor:
-            arrays.append(arg._value)
-        elif isinstance(arg, np.generic):  # numpy's arithmetic on 0-d arrays gives these
-            arrays.append(np.asarray(arg))
-        else:  # a Python number, a variable: the engine converts it
-            return engine_apply(op, args, attrs)
-    if len(arrays) > 1 and op.same_dtype and not _same_dtype(op, arrays):
+        if type(arg) is not np.ndarray:  # a tensor, a numpy scalar: unwrap them all
+            arrays = _unwrapped(args)
+            break
+    if arrays is None or (op.floating and arrays[0].dtype.kind != "f"):
         return engine_apply(op, args, attrs)
-    if op.floating and arrays[0].dtype.kind != "f":
+    if len(arrays) > 1 and op.same_dtype and not _same_dtype(op, arrays):
         return engine_apply(op, args, attrs)
     try:
         result = op.forward(*arrays, **attrs)
@@ -62,8 +56,25 @@ def apply(op: Any, args: tuple, attrs: dict) -> Any:
     return [np.asarray(r, dtype) for r in result]
 
 
+def _unwrapped(args: tuple) -> list | None:
+    """The arguments as arrays; None if one is something only the engine converts (a number, a variable)."""
+    arrays = []
+    for arg in args:
+        if type(arg) is np.ndarray:
+            arrays.append(arg)
+        elif type(arg) is Tensor:
+            arrays.append(arg._value)
+        elif isinstance(arg, np.generic):  # numpy's arithmetic on 0-d arrays gives these
+            arrays.append(np.asarray(arg))
+        else:
+            return None
+    return arrays
+
+
 def _same_dtype(op: Any, arrays: list) -> bool:
     """Do the inputs that must share a dtype share one (a rule mixing float32 and float64 is an error)?"""
+    if len(arrays) == 2 and arrays[0].dtype is arrays[1].dtype:  # the common case, told quickly
+        return True
     return len({arrays[i].dtype for i in joined_positions(op, len(arrays)) if i < len(arrays)}) <= 1
 
 

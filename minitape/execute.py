@@ -7,7 +7,6 @@ that is still recording see it, and take a higher derivative.
 
 from __future__ import annotations
 
-import operator
 import sys
 import weakref
 from typing import Any
@@ -18,7 +17,7 @@ from minitape import bare, debugging
 from minitape.context import state
 from minitape.convert import check_same_dtype, convert_inputs, joined_positions
 from minitape.errors import InvalidArgumentError, op_error
-from minitape.record import facts
+from minitape.record import ID, VALUE, facts
 from minitape.tensor import Tensor
 
 
@@ -31,23 +30,24 @@ def apply(op: Any, *args: Any, name: str | None = None, **attrs: Any) -> Any:
         if type(arg) is not Tensor:  # a number, array or variable: convert them all
             inputs = convert_inputs(op, args)
             break
-    else:
-        if len(args) > 1 and op.same_dtype and args[0]._value.dtype is not args[-1]._value.dtype:
+    else:  # tensors already; two of one dtype need no further check
+        if len(args) > 1 and op.same_dtype and (len(args) > 2 or args[0]._value.dtype is not args[1]._value.dtype):
             check_same_dtype(op, args, joined_positions(op, len(args)))
     if op.floating and inputs[0]._value.dtype.kind != "f":
         raise op_error(op, inputs, attrs, TypeError(NOT_FLOATING.format(inputs[0]._value.dtype)))
     quiet = _NUMPY_ERRORS.set(_IGNORE_ALL)  # NaN and inf are values here, as in TensorFlow: no warnings
     try:
-        result = op.forward(*map(_VALUE, inputs), **attrs)
+        result = op.forward(*map(VALUE, inputs), **attrs)
     except (ValueError, TypeError, IndexError, InvalidArgumentError) as err:
         raise op_error(op, inputs, attrs, err) from None
     finally:
         _NUMPY_ERRORS.reset(quiet)
     dtype = inputs[op.dtype_from]._value.dtype if op.dtype_from is not None else None
-    if op.n_outputs == 1:
-        outputs = [Tensor(result if type(result) is np.ndarray and result.dtype is dtype else _array(result, dtype))]
+    if op.n_outputs == 1:  # numpy returns scalars from reductions, and may widen: an array of the op's dtype
+        exact = type(result) is np.ndarray and result.dtype is dtype
+        outputs = [Tensor(result if exact else np.asarray(result, dtype))]
     else:
-        outputs = [Tensor(_array(r, dtype)) for r in result]
+        outputs = [Tensor(np.asarray(r, dtype)) for r in result]
     if state.check_numerics:
         debugging.check_outputs(op.name, inputs, outputs)
     if state.tapes or state.accumulators:
@@ -63,31 +63,25 @@ def record(
     The outputs of a differentiable op become watched, so a tape follows the computation forward.
     `caller` is the frame that called the op: the record finds the user's line of code from it.
     """
-    ids = tuple([t._id for t in inputs])
-    tapes = [tape for tape in state.tapes if not tape._watched.isdisjoint(ids)]
-    if not tapes and not state.accumulators:
-        return
-    fact = facts(op_type, ids, inputs, outputs, attrs, keep, grad_fn, caller or sys._getframe(1))
-    watched = ()
-    if grad_fn is not None or _differentiable(op_type):
-        watched = [t._id for t in outputs if t._value.dtype.kind == "f"]
-    for tape in tapes:
-        tape._records.append(fact)
+    ids, fact = tuple(map(ID, inputs)), None
+    for tape in state.tapes:
+        if tape._watched.isdisjoint(ids):
+            continue
+        fact = fact or facts(op_type, ids, inputs, outputs, attrs, keep, grad_fn, caller or sys._getframe(1))
+        tape._records.append(fact)  # one record, shared by every tape that sees the op
         for t in inputs:  # a value no recorded op computed (a constant, a variable): viewers show it while alive
             if t._id not in tape._watched and t._id not in tape._alive:
                 tape._alive[t._id] = weakref.ref(t)
-        tape._watched.update(watched)
-    for accumulator in list(state.accumulators):  # a copy: each steps aside from the list in turn
-        accumulator.propagate(fact, inputs, outputs)
-
-
-def _array(value: Any, dtype: np.dtype | None) -> np.ndarray:
-    """A forward result as an ndarray of the op's dtype (numpy returns scalars from reductions, may widen)."""
-    return np.asarray(value, dtype=dtype)
+        for t in outputs if grad_fn is not None or _differentiable(op_type) else ():
+            if t._value.dtype.kind == "f":  # a differentiable op's floating outputs: the tape follows them
+                tape._watched.add(t._id)
+    if state.accumulators:
+        fact = fact or facts(op_type, ids, inputs, outputs, attrs, keep, grad_fn, caller or sys._getframe(1))
+        for accumulator in list(state.accumulators):  # a copy: each steps aside from the list in turn
+            accumulator.propagate(fact, inputs, outputs)
 
 
 NOT_FLOATING = "needs a floating-point tensor, not {}: convert it first, e.g. mt.cast(x, mt.float32)"
-_VALUE = operator.attrgetter("_value")
 
 # numpy keeps its floating-point error state in a context variable: setting it directly costs a tenth
 # of `with np.errstate(all="ignore")`, which would cost more than numpy takes for a small array.

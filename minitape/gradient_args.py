@@ -95,32 +95,32 @@ def warn_inside() -> None:
 
 def checked(op: Any, input_grads: Any) -> list | tuple:
     """A rule's result as one tensor or array (or None) per input, each of its input's shape."""
-    kind = type(input_grads)
-    if kind is not tuple and kind is not list:
+    return [g if g is None else checked_gradient(op, k, g) for k, g in enumerate(one_per_input(op, input_grads))]
+
+
+def one_per_input(op: Any, input_grads: Any) -> list | tuple:
+    """A rule's result as a sequence of one gradient (or None) per input: a lone gradient is wrapped."""
+    if type(input_grads) is not tuple and type(input_grads) is not list:
         input_grads = (input_grads,)
     if len(input_grads) != len(op.input_ids):
         raise ValueError(
             f"the gradient function of {op.type} returned {len(input_grads)} gradient(s), "
             f"but {op.type} has {len(op.input_ids)} input(s): return one gradient (or None) per input"
         )
-    for g, shape in zip(input_grads, op.input_shapes):
-        kind = type(g)
-        if not (g is None or (kind is np.ndarray and g.shape == shape) or (kind is Tensor and g._value.shape == shape)):
-            return _converted(op, input_grads)  # a number, a variable, a numpy scalar, or a wrong shape
     return input_grads
 
 
-def _converted(op: Any, input_grads: list | tuple) -> list:
-    out = list(input_grads)
-    for k, (g, shape) in enumerate(zip(input_grads, op.input_shapes)):
-        if g is not None and type(g) is not Tensor and type(g) is not np.ndarray:
-            g = out[k] = convert_to_tensor(g, dtype_hint=op.input_dtypes[k])
-        if g is not None and np.shape(g) != tuple(shape):
-            raise ValueError(
-                f"the gradient function of {op.type} returned a gradient of shape {tuple(np.shape(g))} "
-                f"for input {k}, which has shape {tuple(shape)}"
-            )
-    return out
+def checked_gradient(op: Any, k: int, g: Any) -> Any:
+    """Gradient `g` of input `k` as a tensor or array of that input's shape (a number is converted)."""
+    if type(g) is not Tensor and type(g) is not np.ndarray:  # a number, a variable, a numpy scalar
+        g = convert_to_tensor(g, dtype_hint=op.input_dtypes[k])
+    shape = op.input_shapes[k]
+    if (g._value.shape if type(g) is Tensor else g.shape) != shape:
+        raise ValueError(
+            f"the gradient function of {op.type} returned a gradient of shape {tuple(np.shape(g))} "
+            f"for input {k}, which has shape {tuple(shape)}"
+        )
+    return g
 
 
 def watchable(items: list) -> list:

@@ -8,6 +8,7 @@ long tape does not slow every later collection down, as record objects would (be
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any
 
 from minitape.context import state
@@ -16,18 +17,19 @@ from minitape.where import user_code
 # a record's fields, in tuple order (`facts` builds one)
 TYPE, ATTRS, GRAD_FN, INPUT_IDS, OUTPUT_IDS, INPUT_SHAPES, OUTPUT_SHAPES, DTYPES = range(8)
 KEPT_INPUTS, KEPT_OUTPUTS, WHERE, SCOPE, BACKWARD_OF = range(8, 13)
+VALUE, ID, _SHAPE, _DTYPE = map(attrgetter, ("_value", "_id", "shape", "dtype"))  # map() with these: no loop in Python
 
 
 def facts(
     op_type: str, ids: tuple, inputs: Any, outputs: list, attrs: dict, keep: str, grad_fn: Any, caller: Any
 ) -> tuple:
     """The record of one op call: a tuple of the fields above (no attrs is None: even an empty dict is scanned)."""
-    values = [t._value for t in (*inputs, *outputs)]  # one pass per kind of fact: cheaper than one per tensor
-    shapes, n = tuple([v.shape for v in values]), len(ids)
+    values = [*map(VALUE, inputs), *map(VALUE, outputs)]  # map, not comprehensions: those cost a call each
+    shapes, n = tuple(map(_SHAPE, values)), len(ids)
     running = state.backward_of  # the record whose gradient rule ran this op, if any
     return (
-        op_type, attrs or None, grad_fn, ids, tuple([t._id for t in outputs]), shapes[:n], shapes[n:],
-        tuple([v.dtype for v in values]),  # numpy dtypes; input_dtypes makes them DTypes
+        op_type, attrs or None, grad_fn, ids, tuple(map(ID, outputs)), shapes[:n], shapes[n:],
+        tuple(map(_DTYPE, values)),  # numpy dtypes; input_dtypes makes them DTypes
         tuple(values[:n]) if keep == "both" or keep == "inputs" else None,
         tuple(values[n:]) if keep == "both" or keep == "outputs" else None,
         user_code(caller), state.scope, running.type if running is not None else None,

@@ -78,6 +78,15 @@ def test_tensors_of_different_dtypes_are_refused_with_both_names():
         mt.constant([1.0]) + mt.constant([1.0], dtype=mt.float64)
 
 
+def test_a_dtype_in_the_middle_of_three_tensors_is_checked_too():
+    # the first and last agree, the middle one does not: numpy would concatenate and cast back quietly
+    a32, b64 = mt.constant([1.0]), mt.constant([2.0], dtype=mt.float64)
+    with pytest.raises(InvalidArgumentError, match="ConcatV2 cannot combine tensors of dtypes float32 and float64"):
+        mt.concat([a32, b64, a32], axis=0)
+    with pytest.raises(InvalidArgumentError, match="Einsum cannot combine"):
+        mt.einsum("i,i,i->", a32, b64, a32)
+
+
 def test_dtypes_come_from_numpy_dtypes_of_any_byte_order():
     assert mt.as_dtype(np.dtype(">f8")) is mt.float64
     assert mt.as_dtype(np.dtype("uint8")) is mt.uint8
