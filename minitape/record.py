@@ -12,12 +12,13 @@ from operator import attrgetter
 from typing import Any
 
 from minitape.context import state
+from minitape.signatures import shapes_and_dtypes
 from minitape.where import user_code
 
 # a record's fields, in tuple order (`facts` builds one)
 TYPE, ATTRS, GRAD_FN, INPUT_IDS, OUTPUT_IDS, INPUT_SHAPES, OUTPUT_SHAPES, DTYPES = range(8)
 KEPT_INPUTS, KEPT_OUTPUTS, WHERE, SCOPE, BACKWARD_OF = range(8, 13)
-VALUE, ID, _SHAPE, _DTYPE = map(attrgetter, ("_value", "_id", "shape", "dtype"))  # map() with these: no loop in Python
+VALUE, ID = attrgetter("_value"), attrgetter("_id")  # for map(): no loop in Python
 
 
 def facts(
@@ -25,11 +26,9 @@ def facts(
 ) -> tuple:
     """The record of one op call: a tuple of the fields above (no attrs is None: even an empty dict is scanned)."""
     values = [*map(VALUE, inputs), *map(VALUE, outputs)]  # map, not comprehensions: those cost a call each
-    shapes, n = tuple(map(_SHAPE, values)), len(ids)
-    running = state.backward_of  # the record whose gradient rule ran this op, if any
+    running, n = state.backward_of, len(ids)  # the record whose gradient rule ran this op, if any
     return (
-        op_type, attrs or None, grad_fn, ids, tuple(map(ID, outputs)), shapes[:n], shapes[n:],
-        tuple(map(_DTYPE, values)),  # numpy dtypes; input_dtypes makes them DTypes
+        op_type, attrs or None, grad_fn, ids, tuple(map(ID, outputs)), *shapes_and_dtypes(values, n),
         tuple(values[:n]) if keep == "both" or keep == "inputs" else None,
         tuple(values[n:]) if keep == "both" or keep == "outputs" else None,
         user_code(caller), state.scope, running.type if running is not None else None,

@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 import minitape as mt
+from minitape import signatures
 from minitape.errors import InvalidArgumentError
+from minitape.record import DTYPES
 
 
 def test_a_one_shot_tape_releases_records_it_shares_without_touching_the_other_tapes_copy():
@@ -42,6 +44,22 @@ def test_records_are_tuples_the_garbage_collector_stops_scanning():
     tracked = {op.type: id(op.record) in scanned for op in tape.records}
     assert tracked == {"Sin": False, "Mul": False, "Sum": True}  # only attrs (a dict) keep a record scanned
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), 2 * np.cos(np.arange(3.0)))
+
+
+def test_records_of_one_signature_share_one_tuple_of_shapes_and_dtypes(monkeypatch):
+    x = mt.constant(np.arange(3.0))
+    with mt.GradientTape() as tape:
+        tape.watch(x)
+        y = mt.sin(mt.sin(x))
+        z = mt.sin(mt.cast(x, mt.float32))
+    first, second, _, third = tape.records
+    assert first.input_shapes is second.input_shapes and first.record[DTYPES] is second.record[DTYPES]
+    assert third.input_dtypes == (mt.float32,) and first.input_dtypes == (mt.float64,)  # a dtype is a signature too
+    assert y.shape == z.shape == (3,) and tape.gradient(y, x) is not None
+    monkeypatch.setattr(signatures, "_LIMIT", 2)  # a program of ever new shapes keeps the table bounded
+    for n in range(1, 8):
+        signatures.shapes_and_dtypes([np.ones(n), np.ones(n)], 1)
+        assert len(signatures._SIGNATURES) <= 2
 
 
 def test_ops_make_no_numpy_warnings_and_leave_the_users_numpy_settings_alone():
