@@ -8,6 +8,7 @@ from typing import Any
 
 _PACKAGE = __name__.rsplit(".", 1)[0] + "."
 _INSIDE: dict[str, bool] = {}  # module name -> is it minitape's or numpy's (asked once per module)
+_PLACES: dict[tuple, tuple] = {}
 
 
 def user_code(frame: Any) -> tuple[Any, int]:
@@ -23,7 +24,10 @@ def user_code(frame: Any) -> tuple[Any, int]:
         if inside is None:
             inside = _INSIDE[module] = module.startswith((_PACKAGE, "numpy."))
         if not inside or frame.f_back is None:
-            return frame.f_code, frame.f_lasti
+            place = frame.f_code, frame.f_lasti
+            if len(_PLACES) >= 10_000:  # code run once (notebook cells run again) must not pile up here
+                _PLACES.clear()
+            return _PLACES.setdefault(place, place)  # one tuple per place: a loop's records share it
         frame = frame.f_back
 
 

@@ -11,7 +11,7 @@ import pytest
 import minitape as mt
 from minitape import signatures
 from minitape.errors import InvalidArgumentError
-from minitape.record import DTYPES
+from minitape.record import DTYPES, WHERE
 
 
 def test_a_one_shot_tape_releases_records_it_shares_without_touching_the_other_tapes_copy():
@@ -60,6 +60,18 @@ def test_records_of_one_signature_share_one_tuple_of_shapes_and_dtypes(monkeypat
     for n in range(1, 8):
         signatures.shapes_and_dtypes([np.ones(n), np.ones(n)], 1)
         assert len(signatures._SIGNATURES) <= 2
+
+
+def test_the_records_of_a_loop_share_one_place_and_still_name_their_line():
+    x = mt.constant(np.arange(3.0))
+    with mt.GradientTape() as tape:
+        tape.watch(x)
+        for _ in range(3):
+            x = mt.sin(x)  # one line, three records
+        mt.cos(x)
+    *loop, after = tape.records
+    assert loop[0].record[WHERE] is loop[1].record[WHERE] is loop[2].record[WHERE]
+    assert loop[0].where[1] + 1 == after.where[1] and loop[0].where[0] == __file__
 
 
 def test_ops_make_no_numpy_warnings_and_leave_the_users_numpy_settings_alone():
