@@ -24,10 +24,13 @@ def user_code(frame: Any) -> tuple[Any, int]:
         if inside is None:
             inside = _INSIDE[module] = module.startswith((_PACKAGE, "numpy."))
         if not inside or frame.f_back is None:
-            place = frame.f_code, frame.f_lasti
-            if len(_PLACES) >= 10_000:  # code run once (notebook cells run again) must not pile up here
-                _PLACES.clear()
-            return _PLACES.setdefault(place, place)  # one tuple per place: a loop's records share it
+            key = id(frame.f_code), frame.f_lasti  # by identity: equal code in two files is two places
+            place = _PLACES.get(key)
+            if place is None:  # one tuple per place, which a loop's records share; it keeps its code (and id)
+                if len(_PLACES) >= 10_000:  # code run once (notebook cells run again) must not pile up here
+                    _PLACES.clear()
+                place = _PLACES[key] = frame.f_code, frame.f_lasti
+            return place
         frame = frame.f_back
 
 

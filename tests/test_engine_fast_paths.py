@@ -74,6 +74,19 @@ def test_the_records_of_a_loop_share_one_place_and_still_name_their_line():
     assert loop[0].where[1] + 1 == after.where[1] and loop[0].where[0] == __file__
 
 
+def test_equal_code_in_two_files_is_two_places():
+    source = "def f(x):\n    return mt.sin(x)\n"  # Python's code objects compare equal without their file name
+    first, second = {"mt": mt}, {"mt": mt}
+    exec(compile(source, "first_file.py", "exec"), first)
+    exec(compile(source, "second_file.py", "exec"), second)
+    x = mt.constant([1.0])
+    with mt.GradientTape() as tape:
+        tape.watch(x)
+        first["f"](x)
+        second["f"](x)
+    assert [op.where for op in tape.records] == [("first_file.py", 2), ("second_file.py", 2)]
+
+
 def test_ops_make_no_numpy_warnings_and_leave_the_users_numpy_settings_alone():
     x = mt.constant([0.0, 1.0])
     with warnings.catch_warnings():
