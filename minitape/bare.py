@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from minitape.context import state
-from minitape.convert import joined_positions
+from minitape.convert import dtypes_agree, joined_positions
 from minitape.tensor import Tensor
 
 _ENGINE_MODULE = __name__.rsplit(".", 1)[0] + "."
@@ -44,7 +44,7 @@ def apply(op: Any, args: tuple, attrs: dict) -> Any:
             break
     if arrays is None or (op.floating and arrays[0].dtype.kind != "f"):
         return engine_apply(op, args, attrs)
-    if len(arrays) > 1 and op.same_dtype and not _same_dtype(op, arrays):
+    if len(arrays) > 1 and op.same_dtype and not dtypes_agree(arrays, joined_positions(op, len(arrays))):
         return engine_apply(op, args, attrs)
     try:
         result = op.forward(*arrays, **attrs)
@@ -69,13 +69,6 @@ def _unwrapped(args: tuple) -> list | None:
         else:
             return None
     return arrays
-
-
-def _same_dtype(op: Any, arrays: list) -> bool:
-    """Do the inputs that must share a dtype share one (a rule mixing float32 and float64 is an error)?"""
-    if len(arrays) == 2 and arrays[0].dtype is arrays[1].dtype:  # the common case, told quickly
-        return True
-    return len({arrays[i].dtype for i in joined_positions(op, len(arrays)) if i < len(arrays)}) <= 1
 
 
 def engine_apply(op: Any, args: tuple, attrs: dict) -> Any:

@@ -139,17 +139,22 @@ def number_constant(value: float | int, dtype: type) -> Tensor:
     return tensor
 
 
-def check_same_dtype(op: Any, inputs: list[Tensor], joined: tuple | range) -> None:
-    # comparing the numpy dtypes is cheap and nearly always settles it; only a mismatch asks for DTypes
+def dtypes_agree(arrays: Any, joined: tuple | range) -> bool:
+    """Do the arrays at the `joined` positions share one dtype? (`is` settles it for numpy's own dtypes.)"""
     first = None
     for i in joined:  # a plain loop: this runs for every op that meets a variable or a Python number
-        if i < len(inputs):
-            dtype = inputs[i]._value.dtype
+        if i < len(arrays):
+            dtype = arrays[i].dtype
             if first is None:
                 first = dtype
-            elif dtype is not first:
-                break
-    else:
+            elif dtype is not first and dtype != first:
+                return False
+    return True
+
+
+def check_same_dtype(op: Any, inputs: list[Tensor], joined: tuple | range) -> None:
+    """Refuse inputs at the `joined` positions whose dtypes differ, naming both (a byte order is no difference)."""
+    if dtypes_agree([t._value for t in inputs], joined):
         return
     dtypes = {inputs[i].dtype for i in joined if i < len(inputs)}
     if len(dtypes) > 1:
