@@ -81,6 +81,8 @@ from minitape.tensor import Tensor, TensorLike
 
 def _reduction(op, doc):
     def reduce(input_tensor, axis=None, keepdims=False, name=None):
+        if axis is None or type(axis) is int:  # the common forms: nothing to convert
+            return op(input_tensor, axis=axis, keepdims=bool(keepdims))
         if isinstance(axis, TensorLike):
             axis = axis._array().tolist()
         axis = tuple(axis) if isinstance(axis, (list, tuple)) else axis

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from minitape.errors import InvalidArgumentError
@@ -114,13 +116,19 @@ def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None
         raise InvalidArgumentError(
             f"sparse_softmax_cross_entropy_with_logits: labels must be integers, not {lab.dtype}"
         )
+    if lg.ndim == 0:
+        raise InvalidArgumentError(
+            "sparse_softmax_cross_entropy_with_logits: logits must have a last axis of classes, not be a scalar; "
+            "for one example, pass logits of shape (classes,) and a scalar label"
+        )
     if lab.shape != lg.shape[:-1]:
         raise InvalidArgumentError(
             f"sparse_softmax_cross_entropy_with_logits: labels of shape {lab.shape} do not fit logits of shape "
             f"{lg.shape}; labels need the logits' shape without its last axis, {lg.shape[:-1]}"
         )
     depth = lg.shape[-1]
-    if lab.size and (lab.min() < 0 or lab.max() >= depth):
+    # as unsigned, a negative label is huge: one maximum finds a label outside the range on either side
+    if lab.size and np.maximum.reduce(lab.astype(np.uint64), axis=None) >= depth:
         bad = lab[(lab < 0) | (lab >= depth)].ravel()[0]
         raise InvalidArgumentError(
             f"sparse_softmax_cross_entropy_with_logits: label {bad} is outside the valid range [0, {depth})"
@@ -133,14 +141,21 @@ def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None
 def _shifted(logits):
     """logits minus each row's maximum (where finite), so that exp cannot overflow."""
     top = np.maximum.reduce(logits, axis=-1, keepdims=True)  # the ufunc itself: np.max's wrapper costs more
-    if not np.isfinite(top).all():
+    # the maxima's sum of squares is finite only if each maximum is (inf and NaN carry through, and no square is
+    # negative to cancel an inf); a square that overflows merely takes the longer way, to the same values. A dot
+    # product costs a third of np.isfinite(top).all() or of a ufunc reduction.
+    flat = top.ravel()
+    if not math.isfinite(flat.dot(flat)):
         top = np.where(np.isfinite(top), top, 0)
     return logits - top
 
 
-def _rows_and_labels(labels):
-    """Index arrays that pick each example's label from logits flattened to (examples, classes)."""
-    return np.arange(labels.size), labels.ravel()
+def _label_positions(labels, classes):
+    """Each example's label as an index into its logits flattened: the row's start plus the label.
+
+    One index array into a flat view costs less than a pair of them (rows, labels) into a matrix.
+    """
+    return np.arange(0, labels.size * classes, classes) + labels.ravel()
 
 
 def _sparse_xent(logits, labels):
@@ -154,15 +169,14 @@ def _sparse_xent(logits, labels):
     shifted = _shifted(logits)
     e = np.exp(shifted)
     total = np.add.reduce(e, axis=-1, keepdims=True)
-    picked = shifted.reshape(-1, shifted.shape[-1])[_rows_and_labels(labels)].reshape(labels.shape)
+    picked = shifted.reshape(-1)[_label_positions(labels, shifted.shape[-1])].reshape(labels.shape)
     return np.log(total[..., 0]) - picked, e / total  # log-sum-exp form: finite where softmax saturates
 
 
 def _sparse_xent_backprop(g, p, labels):
     """g[..., None] * (p - one_hot(labels)): the loss's gradient for the logits, from the kept softmax p."""
-    grad = p.copy()
-    classes = grad.shape[-1]  # each example's label, as an index into the flattened gradient (a view)
-    grad.reshape(-1)[np.arange(0, grad.size, classes) + labels.ravel()] -= 1
+    grad = p.copy()  # C order, so reshape(-1) is a view: the subtraction lands in grad
+    grad.reshape(-1)[_label_positions(labels, grad.shape[-1])] -= 1
     grad *= g[..., None]
     return grad
 
@@ -171,9 +185,9 @@ def _sparse_xent_rule(op, g_loss, g_p):
     """dlogits = g (p - one_hot), plus, where the softmax output itself got a gradient, its softmax VJP."""
     if not op.needs[0]:
         return None, None
-    p, labels = op.outputs[1], op.inputs[1]
-    d_logits = _sparse_xent_backprop_op(g_loss, p, labels)
-    if _plain(g_p).any():  # only a higher-order pass sends a gradient to p: skip the zeros otherwise
+    p = op.outputs[1]
+    d_logits = _sparse_xent_backprop_op(g_loss, p, op.y)  # op.y, the labels: an array in a bare pass, no new tensors
+    if np.count_nonzero(_plain(g_p)):  # only a higher-order pass sends a gradient to p: skip the zeros otherwise
         d_logits = d_logits + p * (g_p - reduce_sum(g_p * p, axis=-1, keepdims=True))
     return d_logits, None
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from minitape.opdef import defop
-from minitape.ops.array_ops import pad_op, reshape, strided_slice_op, transpose_op
+from minitape.ops.array_ops import pad_op, reshape, reshape_op, strided_slice_op, transpose_op
 from minitape.ops.math_ops import broadcast_to, cast, equal, exp
 
 
@@ -15,6 +15,10 @@ def _axes(axis, rank):
     """Normalise TensorFlow's `axis` (None, an int, a list) to a sorted tuple of non-negative ints."""
     if axis is None:
         return tuple(range(rank))
+    if type(axis) is int and -rank <= axis < rank:  # the common forms, told without making a numpy array
+        return (axis % rank,)
+    if type(axis) is tuple and all(type(a) is int and -rank <= a < rank for a in axis):
+        return tuple(sorted({a % rank for a in axis}))
     axes = (axis,) if np.ndim(axis) == 0 else tuple(np.asarray(axis).ravel())
     for a in axes:
         if not -rank <= int(a) < rank:
@@ -31,7 +35,6 @@ def _reducer(np_fn):
 
 def _arithmetic_reducer(np_fn, what):
     """A reduction that adds or multiplies: TensorFlow has no bool kernel (a bool mean would be `True`)."""
-    reduce = _reducer(np_fn)
 
     def forward(a, axis=None, keepdims=False):
         if a.dtype.kind == "b":
@@ -39,9 +42,36 @@ def _arithmetic_reducer(np_fn, what):
                 f"{what} of a bool tensor is not defined (TensorFlow has no bool kernel); "
                 f"cast it first, e.g. mt.{what}(mt.cast(x, mt.float32)) for the fraction of True values"
             )
-        return reduce(a, axis=axis, keepdims=keepdims)
+        return np_fn(a, axis=_axes(axis, a.ndim), keepdims=keepdims)
 
     return forward
+
+
+def _add(a, axis, keepdims):
+    """np.sum: the ufunc reduction np.sum calls, without its Python wrapper (half the time on small arrays)."""
+    return np.add.reduce(a, axis=axis, keepdims=keepdims)
+
+
+# np.mean's accumulator by dtype (numpy/_core/_methods.py `_mean`): float64 for ints, float32 for float16
+_MEAN_SUM_DTYPE = {**dict.fromkeys(np.typecodes["AllInteger"], np.float64), "e": np.float32, "f": None, "d": None}
+
+
+def _average(a, axis, keepdims):
+    """np.mean, bit for bit: its own steps (numpy/_core/_methods.py `_mean`) without its Python wrapper.
+
+    numpy sums ints in float64 and float16 in float32, then divides by the count, an np.intp, so in float64.
+    The quotient is rounded to the sum's dtype, then a float16 array to float16; a float16 scalar is rounded
+    straight to float16 (once, not twice: the two can differ, so each way is kept).
+    """
+    count = math.prod([a.shape[i] for i in axis])
+    if a.dtype.char not in _MEAN_SUM_DTYPE or not count:  # complex; an empty slice (numpy warns): numpy's own way
+        return np.mean(a, axis=axis, keepdims=keepdims)
+    half = a.dtype.char == "e"
+    total = np.add.reduce(a, axis=axis, dtype=_MEAN_SUM_DTYPE[a.dtype.char], keepdims=keepdims)
+    if type(total) is not np.ndarray:  # a scalar: Python's float division is numpy's float64 one, at a tenth the cost
+        return (a.dtype.type if half else total.dtype.type)(float(total) / count)
+    total = np.true_divide(total, np.intp(count), out=total, casting="unsafe")
+    return a.dtype.type(total) if half else total
 
 
 def _arg_extreme(np_fn):
@@ -55,20 +85,23 @@ def _arg_extreme(np_fn):
 
 
 def _kept_shape(op):
-    shape = op.input_shapes[0]
-    axes = _axes(op.attrs.get("axis"), len(shape))
+    """The input's shape with each reduced axis 1: the shape keepdims=True gives."""
+    shape, axis = op.input_shapes[0], op.attrs.get("axis")
+    if axis is None:
+        return (1,) * len(shape)
+    axes = _axes(axis, len(shape))
     return tuple(1 if i in axes else n for i, n in enumerate(shape))
 
 
-def _spread(op, t):
-    """Broadcast a reduced tensor (dy, or the output) back over the input's shape."""
-    return broadcast_to(reshape(t, _kept_shape(op)), shape=op.input_shapes[0])
+def _spread(op, t, kept=None):
+    """Broadcast a reduced tensor (dy, or the output) back over the input's shape (`kept`: `_kept_shape(op)`)."""
+    return broadcast_to(reshape_op(t, shape=kept or _kept_shape(op)), shape=op.input_shapes[0])
 
 
-def _count(op):
-    """How many elements each output element averages (math.prod: np.prod is slow on a short tuple)."""
-    shape, kept = op.input_shapes[0], _kept_shape(op)
-    return math.prod(shape) // max(math.prod(kept), 1)
+def _mean_rule(op, g):
+    """dy spread over the input, divided by how many elements each output element averages."""
+    shape, kept = op.input_shapes[0], _kept_shape(op)  # computed once, for both (math.prod: np.prod is slow here)
+    return _spread(op, g, kept) / (math.prod(shape) // max(math.prod(kept), 1))
 
 
 def _extreme_rule(op, g):
@@ -120,10 +153,12 @@ def _logsumexp(a, axis=None, keepdims=False):
     return out if keepdims else np.squeeze(out, axis=axes)
 
 
+_sum = _arithmetic_reducer(_add, "reduce_sum")
+_mean = _arithmetic_reducer(_average, "reduce_mean")
+_prod = _arithmetic_reducer(np.prod, "reduce_prod")
 # fmt: off
-_sum, _mean, _prod = (_arithmetic_reducer(f, "reduce_" + f.__name__) for f in (np.sum, np.mean, np.prod))
 reduce_sum       = defop("Sum",       _sum,              lambda op, g: _spread(op, g),             keep="nothing")
-reduce_mean      = defop("Mean",      _mean,             lambda op, g: _spread(op, g) / _count(op), keep="nothing")
+reduce_mean      = defop("Mean",      _mean,             _mean_rule,                               keep="nothing")
 reduce_max       = defop("Max",       _reducer(np.max),  _extreme_rule,                            keep="both")
 reduce_min       = defop("Min",       _reducer(np.min),  _extreme_rule,                            keep="both")
 reduce_prod      = defop("Prod",      _prod,             _prod_rule,                               keep="inputs")
