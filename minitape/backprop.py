@@ -12,12 +12,12 @@ import itertools
 import numpy as np
 
 from minitape import bare, registry
-from minitape.context import state
+from minitape.context import IGNORE_ALL, NUMPY_ERRORS, state
 from minitape.gradient_args import checked_gradient, one_per_input
 from minitape.observer import Observer
 from minitape.operation import Operation
 from minitape.ops.math_ops import add
-from minitape.record import GRAD_FN, INPUT_IDS, INPUT_SHAPES, OUTPUT_IDS, TYPE
+from minitape.record import DTYPES, GRAD_FN, INPUT_IDS, INPUT_SHAPES, OUTPUT_IDS, TYPE
 from minitape.tensor import Tensor
 
 
@@ -32,14 +32,13 @@ def reachable_from(records: list, source_ids: set[int]) -> tuple[set[int], list]
     return reached, relevant
 
 
-@np.errstate(all="ignore")  # NaN and inf are values here, as in each op: no warnings
 def backward(records: list, seeds: dict[int, Tensor], source_ids: set[int], observer: Observer | None = None) -> dict:
     """Propagate `seeds` (the gradient at each target, by id) back to `source_ids`; return their gradients."""
     reached, relevant = reachable_from(records, source_ids)
     is_reached = reached.__contains__  # bound once: binding it costs as much as asking it
     unseen = observer is None and not (state.tapes or state.accumulators or state.check_numerics)  # see bare.py
     grads: dict = {i: g._value for i, g in seeds.items()} if unseen else dict(seeds)
-    outer = state.backward_of, state.bare
+    outer, quiet = (state.backward_of, state.bare), NUMPY_ERRORS.set(IGNORE_ALL)  # NaN, inf: values, no warnings
     try:
         for record in reversed(relevant):
             input_ids, output_ids = record[INPUT_IDS], record[OUTPUT_IDS]
@@ -63,7 +62,7 @@ def backward(records: list, seeds: dict[int, Tensor], source_ids: set[int], obse
                     observer.no_gradient(op)
                 continue
             for k in missing:  # an output nobody used: its gradient is zero
-                upstream[k] = np.zeros(op.output_shapes[k], op.output_dtypes[k].as_numpy_dtype)
+                upstream[k] = np.zeros(op.output_shapes[k], record[DTYPES][len(input_ids) + k])
             state.backward_of, state.bare = op, unseen and record[GRAD_FN] is None and bare.runs_bare(rule)
             if not state.bare:
                 upstream = bare.tensors(upstream)
@@ -82,6 +81,7 @@ def backward(records: list, seeds: dict[int, Tensor], source_ids: set[int], obse
                         observer.contribution(op, slot, g, grads[i])
     finally:
         state.backward_of, state.bare = outer
+        NUMPY_ERRORS.reset(quiet)
     result = {i: bare.tensor(grads[i]) for i in source_ids if i in grads}
     if observer is not None:
         observer.complete(result)

@@ -44,8 +44,9 @@ def apply(op: Any, args: tuple, attrs: dict) -> Any:
             break
     if arrays is None or (op.floating and arrays[0].dtype.kind != "f"):
         return engine_apply(op, args, attrs)
-    if len(arrays) > 1 and op.same_dtype and not dtypes_agree(arrays, joined_positions(op, len(arrays))):
-        return engine_apply(op, args, attrs)
+    if len(arrays) > 1 and op.same_dtype and (len(arrays) > 2 or arrays[0].dtype is not arrays[1].dtype):
+        if not dtypes_agree(arrays, joined_positions(op, len(arrays))):  # two of one dtype: told by `is` above
+            return engine_apply(op, args, attrs)
     try:
         result = op.forward(*arrays, **attrs)
     except Exception:  # the engine path raises the same failure with a message that names the op

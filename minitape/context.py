@@ -11,6 +11,8 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
+
 
 class _ThreadState(threading.local):
     """Per-thread fields; each thread sees the defaults below until it sets its own."""
@@ -26,6 +28,11 @@ class _ThreadState(threading.local):
 
 
 state = _ThreadState()
+
+# numpy keeps its floating-point error state in a context variable (per thread, as this state): setting it
+# directly costs a tenth of `with np.errstate(all="ignore")`, which costs more than numpy takes for a small array
+NUMPY_ERRORS = np._core._ufunc_config._extobj_contextvar
+IGNORE_ALL = np._core._ufunc_config._make_extobj(all="ignore")
 
 
 @contextlib.contextmanager

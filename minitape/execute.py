@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from minitape import bare, debugging
-from minitape.context import state
+from minitape.context import IGNORE_ALL, NUMPY_ERRORS, state
 from minitape.convert import check_same_dtype, convert_inputs, joined_positions
 from minitape.errors import InvalidArgumentError, op_error
 from minitape.record import ID, VALUE, facts
@@ -35,13 +35,13 @@ def apply(op: Any, *args: Any, name: str | None = None, **attrs: Any) -> Any:
             check_same_dtype(op, args, joined_positions(op, len(args)))
     if op.floating and inputs[0]._value.dtype.kind != "f":
         raise op_error(op, inputs, attrs, TypeError(NOT_FLOATING.format(inputs[0]._value.dtype)))
-    quiet = _NUMPY_ERRORS.set(_IGNORE_ALL)  # NaN and inf are values here, as in TensorFlow: no warnings
+    quiet = NUMPY_ERRORS.set(IGNORE_ALL)  # NaN and inf are values here, as in TensorFlow: no warnings
     try:
         result = op.forward(*map(VALUE, inputs), **attrs)
     except (ValueError, TypeError, IndexError, InvalidArgumentError) as err:
         raise op_error(op, inputs, attrs, err) from None
     finally:
-        _NUMPY_ERRORS.reset(quiet)
+        NUMPY_ERRORS.reset(quiet)
     dtype = inputs[op.dtype_from]._value.dtype if op.dtype_from is not None else None
     if op.n_outputs == 1:  # numpy returns scalars from reductions, and may widen: an array of the op's dtype
         exact = type(result) is np.ndarray and result.dtype is dtype
@@ -82,10 +82,5 @@ def record(
 
 
 NOT_FLOATING = "needs a floating-point tensor, not {}: convert it first, e.g. mt.cast(x, mt.float32)"
-
-# numpy keeps its floating-point error state in a context variable: setting it directly costs a tenth
-# of `with np.errstate(all="ignore")`, which would cost more than numpy takes for a small array.
-_NUMPY_ERRORS = np._core._ufunc_config._extobj_contextvar
-_IGNORE_ALL = np._core._ufunc_config._make_extobj(all="ignore")
 
 from minitape.registry import is_differentiable as _differentiable  # noqa: E402 - registry imports this module

@@ -39,7 +39,7 @@ def check_sources(sources: list) -> list[bool]:
             raise ValueError(
                 f"sources must be tensors or variables (or nested structures of them), not {type(s).__name__}"
             )
-        floating.append(s.dtype.is_floating)
+        floating.append(s._array().dtype.kind == "f")  # is_floating, without building the DType
         if not floating[-1]:
             warnings.warn(
                 f"The dtype of the source tensor must be floating (e.g. mt.float32) when calling "
@@ -56,7 +56,7 @@ def seeds_for(target: Any, output_gradients: Any) -> list[Tensor]:
         if not isinstance(t, TensorLike):
             raise ValueError(f"targets must be tensors or variables, not {type(t).__name__} {t!r}")
     if output_gradients is None:
-        return [Tensor(np.ones(t.shape, t.dtype.as_numpy_dtype)) for t in targets]
+        return [_ones_like(t) for t in targets]
     flat = nest.flatten(output_gradients)
     if len(flat) != len(targets):
         raise ValueError(
@@ -67,7 +67,7 @@ def seeds_for(target: Any, output_gradients: Any) -> list[Tensor]:
     seeds = []
     for t, g in zip(targets, flat):
         if g is None:
-            seeds.append(Tensor(np.ones(t.shape, t.dtype.as_numpy_dtype)))
+            seeds.append(_ones_like(t))
             continue
         g = convert_to_tensor(g, dtype_hint=t.dtype)
         if tuple(g.shape) != tuple(t.shape):
@@ -77,6 +77,11 @@ def seeds_for(target: Any, output_gradients: Any) -> list[Tensor]:
             )
         seeds.append(g)
     return seeds
+
+
+def _ones_like(t: TensorLike) -> Tensor:
+    value = t._array()
+    return Tensor(np.ones(value.shape, value.dtype))
 
 
 _warned_inside: list[bool] = []  # once per process, as TensorFlow's own warning

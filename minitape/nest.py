@@ -16,6 +16,8 @@ def flatten(structure: Any) -> list:
     """Return the leaves of `structure` in a fixed order. A leaf is anything but a list, tuple or dict."""
     if not _is_sequence(structure):
         return [structure]
+    if type(structure) is list and not any(map(_is_sequence, structure)):  # a flat list, e.g. a model's weights
+        return structure.copy()
     out: list = []
     stack = [structure]
     while stack:  # iterative, so deep structures cannot hit the recursion limit
@@ -31,6 +33,8 @@ def flatten(structure: Any) -> list:
 
 def pack_sequence_as(structure: Any, flat: list) -> Any:
     """Inverse of `flatten`: put the values of `flat` into the shape of `structure`."""
+    if type(structure) is list and len(structure) == len(flat) and not any(map(_is_sequence, structure)):
+        return list(flat)  # a flat list: nothing to rebuild
     it = iter(flat)
 
     def pack(s: Any) -> Any:

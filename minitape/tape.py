@@ -102,7 +102,7 @@ class GradientTape(TapeAPI):
         floating = check_sources(sources)
         by_id: dict[int, Tensor] = {}
         for t, seed in zip(targets, seeds):
-            if t.dtype.is_floating:  # an integer or bool target has no gradient, as in TensorFlow
+            if t._array().dtype.kind == "f":  # an integer or bool target has no gradient, as in TensorFlow
                 by_id[t._id] = seed if t._id not in by_id else by_id[t._id] + seed
         ids = {s._id for s, ok in zip(sources, floating) if ok}
         found = backprop.backward(self._records, by_id, ids, observer)

@@ -77,7 +77,7 @@ class Variable(TensorLike):
         if state.tapes or state.accumulators:
             if self._trainable and self._value.dtype.kind == "f":  # is_floating, without building the DType
                 for tape in state.tapes:
-                    if tape._watch_accessed_variables:
+                    if tape._watch_accessed_variables and self._id not in tape._watched:
                         tape.watch_variable(self)
             record("ReadVariableOp", [self], [value], {}, keep="nothing")
         return value
@@ -89,25 +89,28 @@ class Variable(TensorLike):
         return self._read()
 
     def _assign(self, new: Any, op_type: str, combine: Any = None) -> Variable:
-        source = convert_to_tensor(new) if isinstance(new, TensorLike) else new
-        new_shape = np.shape(source._value if isinstance(source, Tensor) else source)
+        source = new if type(new) is Tensor or not isinstance(new, TensorLike) else convert_to_tensor(new)
+        if type(source) is Tensor and combine is not None and source._value.dtype is self._value.dtype:
+            if source._value.shape == self._value.shape:  # an optimizer's update: nothing to convert
+                return self._store(np.asarray(combine(self._value, source._value)), op_type, source)
+        new_shape = np.shape(source._value if type(source) is Tensor else source)
         if new_shape != self._value.shape:  # before combining: numpy would broadcast a (1,) delta over (3,)
             raise ValueError(
                 f"{op_type} on variable {self._name!r}: cannot update a variable of shape {self._value.shape} "
                 f"with a value of shape {new_shape}; shapes must be equal (reshape the value, or mt.broadcast_to it)"
             )
-        if combine is not None and isinstance(source, Tensor) and source._value.dtype is self._value.dtype:
-            value = np.asarray(combine(self._value, source._value))  # an optimizer's update: no conversion
-        else:
-            value = constant(source, dtype=self.dtype)._value
-            if combine is not None:
-                value = combine(self._value, value).astype(self._value.dtype)
+        value = constant(source, dtype=self.dtype)._value
+        if combine is not None:
+            value = combine(self._value, value).astype(self._value.dtype)
         if value.shape != self._value.shape:
             raise ValueError(
                 f"{op_type} on variable {self._name!r}: cannot assign a value of shape {value.shape} "
                 f"to a variable of shape {self._value.shape}"
             )
-        if isinstance(source, Tensor) and (state.tapes or state.accumulators):
+        return self._store(value, op_type, source)
+
+    def _store(self, value: np.ndarray, op_type: str, source: Any) -> Variable:
+        if type(source) is Tensor and (state.tapes or state.accumulators):
             record(op_type, [self, source], [], {}, keep="nothing")  # seen by explain(), never differentiated
         self._value = value  # a fresh array: tensors read earlier keep the old value
         return self

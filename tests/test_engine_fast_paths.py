@@ -161,3 +161,52 @@ def test_the_backward_pass_gives_a_zero_gradient_to_an_unused_output_of_a_multi_
         twice, _ = _twice_and_thrice(x)
         y = mt.reduce_sum(twice)
     np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [2.0, 2.0])
+
+
+def test_a_tensor_meeting_a_variable_reads_it_on_the_tape_and_checks_both_dtypes():
+    x, w = mt.constant(np.ones((2, 3), np.float32)), mt.Variable(np.ones((3, 2), np.float32))
+    with mt.GradientTape() as tape:
+        y = x @ w
+    assert [r.type for r in tape.records] == ["ReadVariableOp", "MatMul"]
+    np.testing.assert_array_equal(tape.gradient(y, w).numpy(), np.full((3, 2), 2.0, np.float32))
+    with pytest.raises(InvalidArgumentError, match="MatMul cannot combine tensors of dtypes float32 and float64"):
+        mt.constant(np.ones((2, 3))) @ w
+
+
+def test_an_optimizers_update_of_a_scalar_variable_keeps_an_array_and_is_seen_by_the_tape():
+    v = mt.Variable(1.0)
+    with mt.GradientTape() as tape:
+        v.read_value()  # the tape watches what it has seen read
+        v.assign_sub(mt.constant(0.25))
+    assert type(v.numpy()) is np.float32 and v.numpy() == 0.75
+    assert type(v.read_value()._value) is np.ndarray and float(v * 2.0) == 1.5  # a 0-d array, as every op expects
+    assert [r.type for r in tape.records] == ["ReadVariableOp", "AssignSubVariableOp"]
+    with pytest.raises(ValueError, match=r"cannot update a variable of shape \(\) with a value of shape \(1,\)"):
+        v.assign_sub(mt.constant([0.25]))
+
+
+def test_a_bias_gradient_sums_the_leading_axes_as_finite_differences_say():
+    rng = np.random.default_rng(3)
+    x, b = rng.standard_normal((4, 2, 3)), mt.Variable(rng.standard_normal(3))
+    weights = rng.standard_normal((4, 2, 3))
+
+    def loss(bias: np.ndarray) -> float:
+        return float(np.sum(np.tanh(x + bias) * weights))
+
+    with mt.GradientTape() as tape:
+        y = mt.reduce_sum(mt.tanh(mt.constant(x) + b) * weights)
+    got, eps = tape.gradient(y, b).numpy(), 1e-6
+    numeric = [(loss(b.numpy() + eps * e) - loss(b.numpy() - eps * e)) / (2 * eps) for e in np.eye(3)]
+    assert got.shape == (3,)
+    np.testing.assert_allclose(got, numeric, rtol=1e-6)
+
+
+def test_gradient_answers_a_flat_list_of_sources_with_a_new_list_and_nested_ones_in_their_structure():
+    a, b = mt.Variable(1.0), mt.Variable(2.0)
+    sources = [a, b]
+    with mt.GradientTape(persistent=True) as tape:
+        y = a * b
+    grads = tape.gradient(y, sources)
+    assert type(grads) is list and grads is not sources and [float(g) for g in grads] == [2.0, 1.0]
+    nested = tape.gradient(y, [a, (b,), {"a": a}])
+    assert float(nested[1][0]) == 1.0 and float(nested[2]["a"]) == 2.0 and type(nested[1]) is tuple

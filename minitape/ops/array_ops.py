@@ -32,7 +32,17 @@ transpose_op = defop(
 
 def reshape(tensor, shape, name=None):
     """The same values in a new shape (one entry may be -1: inferred)."""
-    return reshape_op(tensor, shape=tuple(int(n) for n in np.asarray(_plain(shape)).ravel()))
+    return reshape_op(tensor, shape=_as_shape(shape))
+
+
+def _as_shape(shape):
+    """A shape (a tuple, a list, an array or a tensor of sizes) as a tuple of Python ints."""
+    if type(shape) is tuple or type(shape) is list:
+        try:
+            return tuple(map(int, shape))  # the common case: sizes already, no array made and flattened
+        except TypeError:
+            pass  # nested, or holding tensors
+    return tuple(int(n) for n in np.asarray(_plain(shape)).ravel())
 
 
 def transpose(a, perm=None, name=None):

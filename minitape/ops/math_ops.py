@@ -18,6 +18,8 @@ from minitape.tensor import Tensor
 # ---- shape plumbing for broadcasting -------------------------------------------------------------
 def _sum_to(a, shape):
     lead = a.ndim - len(shape)
+    if lead and a.shape[lead:] == shape:  # a bias's gradient: only leading axes to sum, nothing to reshape
+        return np.add.reduce(a, axis=tuple(range(lead)))
     axes = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(shape) if n == 1 and a.shape[i + lead] != 1)
     # np.add.reduce is what np.sum calls, without np.sum's Python wrapper (a third of the time on small arrays)
     return np.add.reduce(a, axis=axes, keepdims=True).reshape(shape) if axes else a.reshape(shape)
@@ -41,7 +43,8 @@ broadcast_to.__doc__ = "Repeat x along new or size-1 axes to `shape`; the gradie
 
 def unbroadcast(grad, shape):
     """Sum `grad` over the axes that broadcasting added, so it matches an input of `shape`."""
-    current = grad._value.shape if type(grad) is Tensor else np.shape(grad)  # a tensor, or an array (bare.py)
+    kind = type(grad)  # an array (bare.py), a tensor, or a number
+    current = grad.shape if kind is np.ndarray else grad._value.shape if kind is Tensor else np.shape(grad)
     return grad if current == shape else sum_to_shape(grad, shape=tuple(shape))
 
 
@@ -262,9 +265,9 @@ def zeros_like(t):
 def _matmul_forward(a, b, transpose_a=False, transpose_b=False):
     if a.ndim < 2 or b.ndim < 2:
         raise ValueError("matmul needs tensors of rank 2 or more; reshape a vector to (1, n) or (n, 1)")
-    # the transposes are views: numpy hands the strides to BLAS, so they copy nothing
-    a = np.swapaxes(a, -1, -2) if transpose_a else a
-    b = np.swapaxes(b, -1, -2) if transpose_b else b
+    # the transposes are views: numpy hands the strides to BLAS, so they copy nothing (the method: no wrapper)
+    a = a.swapaxes(-1, -2) if transpose_a else a
+    b = b.swapaxes(-1, -2) if transpose_b else b
     if a.shape[-1] != b.shape[-2]:
         raise ValueError(
             f"inner dimensions differ: {a.shape[-1]} (last of a) != {b.shape[-2]} (second-last of b); "
@@ -278,8 +281,8 @@ def _matmul_rule(op, g):
 
     With A^T or B^T in the forward product, the same identities give the four cases below.
     """
-    a, b = op.inputs
-    ta, tb = op.attrs.get("transpose_a", False), op.attrs.get("transpose_b", False)
+    a, b, attrs = op.x, op.y, op.attrs
+    ta, tb = attrs.get("transpose_a", False), attrs.get("transpose_b", False)
     da = db = None
     if op.needs[0]:
         if ta:
