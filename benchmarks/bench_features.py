@@ -8,9 +8,10 @@ does nothing, so the figures show what the feature costs, not what a leaner desi
 The same chain also runs on `floor_engine.py`, the smallest tape engine with the teaching features
 engine issue 8 lists, and on PyTorch: what a Python tape engine with these features costs at best,
 and how far minitape is from it. `--long` adds the chain at 1,000 and 100,000 ops on all three, for
-the growth of per-op time on long tapes (garbage collection).
+the growth of per-op time on long tapes (garbage collection). `--mlp` adds where the time of
+bench_engine.py's MLP step goes, statement by statement.
 
-    python benchmarks/bench_features.py [--rounds 15] [--long]
+    python benchmarks/bench_features.py [--rounds 15] [--long] [--mlp]
 """
 
 from __future__ import annotations
@@ -115,6 +116,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--long", action="store_true", help="also time 1,000- and 100,000-op chains")
+    parser.add_argument("--mlp", action="store_true", help="also time the MLP step of bench_engine.py by statement")
     args = parser.parse_args()
     if torch is not None:
         torch.set_num_threads(1)
@@ -146,6 +148,8 @@ def main() -> None:
     print(f"  minitape over the floor engine with them   {both - floor_facts:8.2f}  ({both / floor_facts:.2f}x)")
     if args.long:
         print_growth()
+    if args.mlp:
+        print_mlp_statements()
 
 
 def print_growth() -> None:
@@ -166,6 +170,52 @@ def print_growth() -> None:
     print(f"  {'engine':<14} {'1,000':>8} {'100,000':>8}  us/op  {'growth':>7}")
     for name, (short, long) in per_op.items():
         print(f"  {name:<14} {short:8.2f} {long:8.2f}         {long / short:6.2f}x")
+
+
+def print_mlp_statements(steps: int = 500) -> None:
+    """The fastest of `steps` runs of each statement of bench_engine.py's MLP step, and the numpy floor's step."""
+    import bench_engine  # beside this script; imported here, so the chain above runs without its setup
+
+    inputs, labels, weights = bench_engine.mlp_problem()
+    params = [mt.Variable(w) for w in weights]
+    w1, b1, w2, b2 = params
+    x, y = mt.constant(inputs), mt.constant(labels)
+    floor_step = bench_engine.mlp_numpy(inputs, labels, weights)
+    names = ["enter a tape, x @ w1 (a read, a MatMul)", "+ b1 (a read, an AddV2)", "relu", "h @ w2 (a read, a MatMul)",
+             "+ b2 (a read, an AddV2)", "sparse cross-entropy", "reduce_mean", "tape.gradient (11 records)",
+             "4 SGD updates (lr * g, assign_sub)", "numpy floor, the whole step"]  # fmt: skip
+    best = dict.fromkeys(names, float("inf"))
+    for _ in range(steps):
+        clock = [time.perf_counter()]
+        with mt.GradientTape() as tape:
+            a = x @ w1
+            clock.append(time.perf_counter())
+            a = a + b1
+            clock.append(time.perf_counter())
+            h = mt.nn.relu(a)
+            clock.append(time.perf_counter())
+            logits = h @ w2
+            clock.append(time.perf_counter())
+            logits = logits + b2
+            clock.append(time.perf_counter())
+            losses = mt.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits)
+            clock.append(time.perf_counter())
+            loss = mt.reduce_mean(losses)
+            clock.append(time.perf_counter())
+        clock[-1] = time.perf_counter()  # leaving the block is not a statement of the step
+        grads = tape.gradient(loss, params)
+        clock.append(time.perf_counter())
+        for p, g in zip(params, grads):
+            p.assign_sub(bench_engine.LEARNING_RATE * g)
+        clock.append(time.perf_counter())
+        floor_step()
+        clock.append(time.perf_counter())
+        for name, start, end in zip(names, clock, clock[1:]):
+            best[name] = min(best[name], (end - start) * 1e6)
+    print(f"the MLP step of bench_engine.py by statement (fastest of {steps} steps), us:")
+    for name, value in best.items():
+        print(f"  {name:<42} {value:8.1f}")
+    print(f"  {'minitape, the sum of the statements':<42} {sum(list(best.values())[:-1]):8.1f}")
 
 
 if __name__ == "__main__":

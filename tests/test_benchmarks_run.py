@@ -43,7 +43,11 @@ def test_bench_engine_quick_prints_the_three_sections_with_numbers():
 def test_bench_features_prints_the_split_and_the_floor_engine():
     script = SCRIPT.with_name("bench_features.py")
     result = subprocess.run(
-        [sys.executable, str(script), "--rounds", "1"], capture_output=True, text=True, timeout=300, check=False
+        [sys.executable, str(script), "--rounds", "1", "--mlp"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert result.returncode == 0, result.stderr[-2000:]
     out = result.stdout
@@ -52,6 +56,9 @@ def test_bench_features_prints_the_split_and_the_floor_engine():
         assert re.search(rf"^  {re.escape(row)} +{NUMBER}", out, re.M), out
     assert re.search(rf"^  the backward sweep and its rules +{difference}", out, re.M), out
     assert re.search(rf"minitape over the floor engine with them +{difference} +\({NUMBER}x\)", out), out
+    mlp = out[out.index("the MLP step of bench_engine.py by statement") :]
+    for row in ("sparse cross-entropy", "tape.gradient (11 records)", "numpy floor, the whole step"):
+        assert re.search(rf"^  {re.escape(row)} +{NUMBER}$", mlp, re.M), mlp
 
 
 def _floor_engine():
