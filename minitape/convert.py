@@ -90,8 +90,8 @@ def convert_inputs(op: Any, args: tuple) -> list[Tensor]:
             return [a, number_constant(b, a._value.dtype.type)]
         if type(b) is Tensor and type(a) is float and b._value.dtype.kind == "f":
             return [number_constant(a, b._value.dtype.type), b]
-        if type(a) is Tensor and type(b) is not Tensor and isinstance(b, TensorLike):  # `x @ w`: a variable read
-            inputs = [a, b._read()]
+        if isinstance(a, TensorLike) and isinstance(b, TensorLike):  # `x @ w`, `b + h`: read the variables
+            inputs = [a if type(a) is Tensor else a._read(), b if type(b) is Tensor else b._read()]
             check_same_dtype(op, inputs, joined_positions(op, 2))
             return inputs
     joined = joined_positions(op, len(args))

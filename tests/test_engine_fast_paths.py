@@ -210,3 +210,13 @@ def test_gradient_answers_a_flat_list_of_sources_with_a_new_list_and_nested_ones
     assert type(grads) is list and grads is not sources and [float(g) for g in grads] == [2.0, 1.0]
     nested = tape.gradient(y, [a, (b,), {"a": a}])
     assert float(nested[1][0]) == 1.0 and float(nested[2]["a"]) == 2.0 and type(nested[1]) is tuple
+
+
+def test_a_variable_before_a_tensor_is_read_as_well():
+    x, w = mt.constant(np.ones((3, 2), np.float32)), mt.Variable(np.ones((2, 3), np.float32))
+    with mt.GradientTape() as tape:
+        y = w @ x
+    assert [r.type for r in tape.records] == ["ReadVariableOp", "MatMul"]
+    np.testing.assert_array_equal(tape.gradient(y, w).numpy(), np.full((2, 3), 2.0, np.float32))
+    with pytest.raises(InvalidArgumentError, match="AddV2 cannot combine tensors of dtypes float32 and float64"):
+        mt.Variable([1.0]) + mt.constant([1.0], dtype=mt.float64)

@@ -77,7 +77,7 @@ def test_sparse_cross_entropy_finds_a_bad_label_on_either_side_with_one_test(dty
 
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
 def test_sparse_cross_entropy_of_non_finite_and_huge_rows_as_the_plain_formula(dtype):
-    # the quick finiteness test on the row maxima must send exactly these rows the long way
+    # a row whose maximum is not finite is shifted by 0, the others by their maximum
     big = float(np.finfo(dtype).max)
     logits = np.array(
         [[1, 2, 3], [np.inf, 1, 2], [-np.inf] * 3, [np.nan, 1, 2], [1, -np.inf, 2], [big, -big, 0], [1e3, 2e3, 0]],

@@ -7,6 +7,9 @@ import numpy as np
 from minitape.convert import convert_to_tensor
 from minitape.dtypes import int32
 from minitape.ops import reduce_ops as _r
+from minitape.ops.array_ops import (
+    as_shape as _as_shape,
+)
 from minitape.ops.array_ops import (  # noqa: F401
     concat,
     expand_dims,
@@ -176,8 +179,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
 
 def broadcast_to(input, shape, name=None):
     """Repeat `input` along new or size-1 axes to `shape`; the gradient sums the copies back."""
-    shape = shape._array() if isinstance(shape, TensorLike) else shape
-    return _broadcast_to(input, shape=tuple(int(n) for n in np.asarray(shape).ravel()))
+    return _broadcast_to(input, shape=_as_shape(shape))
 
 
 def shape(input, out_type=int32, name=None) -> Tensor:

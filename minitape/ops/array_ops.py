@@ -32,10 +32,10 @@ transpose_op = defop(
 
 def reshape(tensor, shape, name=None):
     """The same values in a new shape (one entry may be -1: inferred)."""
-    return reshape_op(tensor, shape=_as_shape(shape))
+    return reshape_op(tensor, shape=as_shape(shape))
 
 
-def _as_shape(shape):
+def as_shape(shape):
     """A shape (a tuple, a list, an array or a tensor of sizes) as a tuple of Python ints."""
     if type(shape) is tuple or type(shape) is list:
         try:
@@ -301,7 +301,7 @@ tile_op = defop("Tile", lambda a, multiples: np.tile(a, multiples), _tile_rule, 
 
 def tile(input, multiples, name=None):
     """Repeat the whole tensor `multiples[i]` times along axis i."""
-    multiples = tuple(int(m) for m in np.asarray(_plain(multiples)).ravel())
+    multiples = as_shape(multiples)
     shape = np.shape(_plain(input))
     if len(multiples) != len(shape):
         raise ValueError(
