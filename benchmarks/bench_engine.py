@@ -7,8 +7,10 @@ Three workloads, each run on every engine in this one process:
       forward, backward and an SGD update, from the same initial weights for every engine;
   (c) chains of 25k, 50k and 100k ops: they complete, and the time per op stays flat (linear growth).
 
-Every figure is the best of several timed runs after a warm-up; each table shows each engine's figure
-divided by every other engine's ("x numpy" = how many times the numpy floor).
+The engines take turns, one timed run each per round, so a noisy moment on a shared machine falls on all
+of them; every figure is the median over the rounds, after a warm-up (as engine issue 8 specifies). Each
+table shows each engine's figure divided by every other engine's ("x numpy" = how many times the numpy
+floor), and below it the fastest round of each engine, for comparison with earlier best-of figures.
 
     python benchmarks/bench_engine.py            # the full run (about a minute)
     python benchmarks/bench_engine.py --quick    # a smoke run: fewer repeats, (c) at a tenth of the lengths
@@ -20,6 +22,7 @@ import argparse
 import gc
 import os
 import platform
+import statistics
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -55,16 +58,18 @@ ENGINES = ("minitape", "numpy", "torch", "autograd")
 CHAIN_SCALE = 1.01  # sin(x) * 1.01 has a fixed point near 0.24: values and gradients stay normal numbers
 
 
-def best_time(run: Callable[[], object], repeats: int, warmup: int = 1) -> float:
-    """The fastest of `repeats` timed calls after `warmup` untimed ones, in seconds."""
+def interleaved(runs: dict[str, Callable[[], object]], rounds: int, warmup: int = 1) -> dict[str, list[float]]:
+    """Seconds per call of each run, `rounds` times, the runs taking turns, after `warmup` untimed rounds."""
     for _ in range(warmup):
-        run()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
+        for run in runs.values():
+            run()
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(rounds):
+        for name, run in runs.items():
+            start = time.perf_counter()
+            run()
+            times[name].append(time.perf_counter() - start)
+    return times
 
 
 # ---- (a) and (c): a chain of elementwise ops -------------------------------------------------------
@@ -235,7 +240,7 @@ def print_machine() -> None:
     versions.append(f"autograd {_version('autograd')}" if autograd else "autograd not installed")
     print(f"machine: {cpu}, {os.cpu_count()} cores; {ARGS.threads} thread(s) for every engine")
     print("versions: " + ", ".join(versions))
-    print(f"timing: best of {REPEATS} runs after a warm-up" + (" (--quick)" if ARGS.quick else ""))
+    print("timing: the engines interleaved, one run each per round; medians" + (" (--quick)" if ARGS.quick else ""))
     print("garbage collector: on; objects made by the imports frozen (gc.freeze), so no engine scans another's")
 
 
@@ -248,18 +253,24 @@ def _version(package: str) -> str:
         return "?"
 
 
-def print_table(title: str, unit: str, figures: dict[str, float | None], digits: int = 2) -> None:
-    """One row per engine: its figure, then that figure divided by each other engine's."""
+def print_table(title: str, unit: str, times: dict[str, list[float]], scale: float, digits: int = 2) -> dict:
+    """One row per engine: its median time (seconds times `scale`), then that divided by each other engine's.
+
+    Below the table, each engine's fastest round. Returns the medians, which the targets are judged on.
+    """
+    figures = {engine: statistics.median(t) * scale for engine, t in times.items()}
     print(f"\n{title}")
-    present = [e for e in ENGINES if figures.get(e) is not None]
+    present = [e for e in ENGINES if e in figures]
     print(f"  {'engine':<10}{unit:>12}" + "".join(f"{'x ' + e:>12}" for e in present))
     for engine in ENGINES:
-        value = figures.get(engine)
-        if value is None:
+        if engine not in figures:
             print(f"  {engine:<10}{'not installed':>12}")
             continue
-        ratios = "".join(f"{value / figures[e]:>12.2f}" for e in present)
-        print(f"  {engine:<10}{value:>12.{digits}f}{ratios}")
+        ratios = "".join(f"{figures[engine] / figures[e]:>12.2f}" for e in present)
+        print(f"  {engine:<10}{figures[engine]:>12.{digits}f}{ratios}")
+    fastest = ", ".join(f"{e} {min(times[e]) * scale:.{digits}f}" for e in present)
+    print(f"  fastest round, {unit}: {fastest}")
+    return figures
 
 
 def print_target(goal: str, figures: dict[str, float | None], peer: str, limit: float) -> None:
@@ -272,20 +283,18 @@ def print_target(goal: str, figures: dict[str, float | None], peer: str, limit: 
 
 
 # ---- the three sections --------------------------------------------------------------------------
-REPEATS = 3 if ARGS.quick else 9
-LONG_REPEATS = 1 if ARGS.quick else 2
+ROUNDS = {"chain": 5 if ARGS.quick else 21, "mlp": 20 if ARGS.quick else 300, "long": 1 if ARGS.quick else 3}
 
 
 def bench_chain() -> None:
     n_ops, x0 = 2000, np.linspace(-2, 2, 16)
-    figures, grads = {}, {}
-    for engine in ENGINES:
-        if available(engine):
-            run = CHAIN_RUNNERS[engine]
-            grads[engine] = run(x0, n_ops)
-            figures[engine] = best_time(lambda run=run: run(x0, n_ops), REPEATS) / n_ops * 1e6
+    runners = {e: CHAIN_RUNNERS[e] for e in ENGINES if available(e)}
+    grads = {engine: run(x0, n_ops) for engine, run in runners.items()}
+    runs = {engine: (lambda run=run: run(x0, n_ops)) for engine, run in runners.items()}
+    times = interleaved(runs, ROUNDS["chain"])
     title = f"(a) chain of {n_ops:,} elementwise ops (sin, * {CHAIN_SCALE}) on float64[16], forward + backward"
-    print_table(title, "us/op", figures)
+    title += f": median of {ROUNDS['chain']} rounds"
+    figures = print_table(title, "us/op", times, 1e6 / n_ops)
     agree = all(np.allclose(g, grads["numpy"], rtol=1e-9, atol=1e-300) for g in grads.values())
     print(f"  gradients agree across engines: {'yes' if agree else 'NO'}")
     print_target("minitape per op at or below torch's", figures, "torch", 1.0)
@@ -293,18 +302,12 @@ def bench_chain() -> None:
 
 def bench_mlp() -> None:
     problem = mlp_problem()
-    steps = 10 if ARGS.quick else 50
-    figures, losses = {}, {}
-    for engine in ENGINES:
-        if available(engine):
-            step = MLP_BUILDERS[engine](*problem)
-            first = step()
-            figures[engine] = best_time(step, steps, warmup=4) * 1e3
-            losses[engine] = (first, step())
+    steps = {engine: MLP_BUILDERS[engine](*problem) for engine in ENGINES if available(engine)}
+    firsts = {engine: step() for engine, step in steps.items()}  # the same initial weights for every engine
+    times = interleaved(steps, ROUNDS["mlp"], warmup=4)
     title = f"(b) MLP {N_IN}-{N_HIDDEN}-{N_OUT}, ReLU, softmax cross-entropy, batch {BATCH}, float32: one SGD step"
-    print_table(title, "ms/step", figures, digits=3)
-    firsts = [f"{engine} {first:.4f}" for engine, (first, _) in losses.items()]
-    print(f"  first-step loss (same init): {', '.join(firsts)}")
+    figures = print_table(title + f": median of {ROUNDS['mlp']} rounds", "ms/step", times, 1e3, digits=3)
+    print(f"  first-step loss (same init): {', '.join(f'{e} {loss:.4f}' for e, loss in firsts.items())}")
     print_target("minitape within 1.5x of torch", figures, "torch", 1.5)
     print_target("minitape within 3x of the numpy floor", figures, "numpy", 3.0)
 
@@ -312,15 +315,17 @@ def bench_mlp() -> None:
 def bench_long_chain() -> None:
     lengths = (1_000, 5_000, 10_000) if ARGS.quick else (1_000, 25_000, 100_000)
     x0 = np.linspace(-2, 2, 16)
-    print(f"\n(c) long chains (sin, * {CHAIN_SCALE}) on float64[16], forward + backward: best of {LONG_REPEATS}")
+    rounds = ROUNDS["long"]
+    print(f"\n(c) long chains (sin, * {CHAIN_SCALE}) on float64[16], forward + backward: median of {rounds} rounds")
     present = [e for e in ENGINES if available(e)]
     print(f"  {'length':>8}{'minitape s':>12}" + "".join(f"{e + ' us/op':>16}" for e in present))
     per_op: dict[str, list[float]] = {e: [] for e in present}
     for n_ops in lengths:
-        seconds = {}
+        runs = {e: (lambda e=e, n=n_ops: CHAIN_RUNNERS[e](x0, n)) for e in present}
+        # a short chain is timed more often: it is noisier
+        times = interleaved(runs, rounds if n_ops > 1_000 else 3 * rounds + 2, warmup=0)
+        seconds = {e: statistics.median(t) for e, t in times.items()}
         for engine in present:
-            repeats = LONG_REPEATS if n_ops > 1_000 else 9  # a short chain is timed more often: it is noisier
-            seconds[engine] = best_time(lambda e=engine, n=n_ops: CHAIN_RUNNERS[e](x0, n), repeats, warmup=0)
             per_op[engine].append(seconds[engine] / n_ops * 1e6)
         cells = "".join(f"{per_op[e][-1]:>16.2f}" for e in present)
         print(f"  {n_ops:>8,}{seconds['minitape']:>12.2f}{cells}")
