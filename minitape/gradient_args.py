@@ -81,7 +81,9 @@ def seeds_for(target: Any, output_gradients: Any) -> list[Tensor]:
 
 def _ones_like(t: TensorLike) -> Tensor:
     value = t._array()
-    return Tensor(np.ones(value.shape, value.dtype))
+    ones = np.empty(value.shape, value.dtype)  # and fill: half the time of np.ones, which is Python
+    ones.fill(1)
+    return Tensor(ones)
 
 
 _warned_inside: list[bool] = []  # once per process, as TensorFlow's own warning

@@ -15,6 +15,8 @@ from minitape.where import line_of
 
 def released(record: tuple) -> tuple:
     """The record without its kept arrays (a one-shot tape after its answer); explain() still reads the rest."""
+    if record[KEPT_INPUTS] is None and record[KEPT_OUTPUTS] is None and record[GRAD_FN] is None:
+        return record  # nothing to let go of (a variable read, an addition): no copy
     if record[GRAD_FN] is not None:  # a custom rule holds tensors too; explain() still sees that it was custom
         record = record[:GRAD_FN] + (_released_rule,) + record[GRAD_FN + 1 :]
     return record[:KEPT_INPUTS] + (None, None) + record[WHERE:]

@@ -220,3 +220,41 @@ def test_a_variable_before_a_tensor_is_read_as_well():
     np.testing.assert_array_equal(tape.gradient(y, w).numpy(), np.full((2, 3), 2.0, np.float32))
     with pytest.raises(InvalidArgumentError, match="AddV2 cannot combine tensors of dtypes float32 and float64"):
         mt.Variable([1.0]) + mt.constant([1.0], dtype=mt.float64)
+
+
+def test_a_one_shot_tape_keeps_a_record_that_held_nothing_as_it_was_and_releases_the_others():
+    x = mt.constant(np.arange(3.0))
+    with mt.GradientTape() as tape:
+        tape.watch(x)
+        y = mt.reduce_sum(mt.exp(x) + x)  # Exp keeps its output; AddV2 and Sum keep nothing
+    before = [op.record for op in tape.records]
+    tape.gradient(y, x)
+    after = [op.record for op in tape.records]
+    assert [op.type for op in tape.records] == ["Exp", "AddV2", "Sum"]
+    assert after[0] is not before[0] and tape.records[0].saved_tensors() == []
+    assert after[1] is before[1] and after[2] is before[2]  # nothing to let go of: not copied
+    assert all(op.saved_tensors() == [] for op in tape.records)
+
+
+@pytest.mark.parametrize(
+    ("shape", "axis", "keepdims"),
+    [((5,), None, False), ((2, 3), None, False), ((2, 3), None, True), ((2, 3), 1, False), ((2, 3, 4), (0, 2), False)],
+)
+def test_the_mean_gradient_spreads_dy_over_the_input_as_finite_differences_say(shape, axis, keepdims):
+    rng = np.random.default_rng(5)
+    x0 = rng.standard_normal(shape)
+    out_shape = np.mean(x0, axis=axis, keepdims=keepdims).shape
+    weights = rng.standard_normal(out_shape)
+
+    def loss(x: np.ndarray) -> float:
+        return float(np.sum(np.mean(np.sin(x), axis=axis, keepdims=keepdims) * weights))
+
+    x = mt.constant(x0)
+    with mt.GradientTape() as tape:
+        tape.watch(x)
+        y = mt.reduce_sum(mt.reduce_mean(mt.sin(x), axis=axis, keepdims=keepdims) * weights)
+    got, eps = tape.gradient(y, x).numpy(), 1e-6
+    steps = np.eye(x0.size).reshape((x0.size, *shape))
+    numeric = np.array([(loss(x0 + eps * e) - loss(x0 - eps * e)) / (2 * eps) for e in steps]).reshape(shape)
+    assert got.shape == shape
+    np.testing.assert_allclose(got, numeric, rtol=1e-6, atol=1e-9)

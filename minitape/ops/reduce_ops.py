@@ -95,13 +95,15 @@ def _kept_shape(op):
 
 def _spread(op, t, kept=None):
     """Broadcast a reduced tensor (dy, or the output) back over the input's shape (`kept`: `_kept_shape(op)`)."""
-    return broadcast_to(reshape_op(t, shape=kept or _kept_shape(op)), shape=op.input_shapes[0])
+    if op.output_shapes[0]:  # the reduced axes come back as 1s; a scalar (all axes reduced) broadcasts as it is
+        t = reshape_op(t, shape=kept or _kept_shape(op))
+    return broadcast_to(t, shape=op.input_shapes[0])
 
 
 def _mean_rule(op, g):
-    """dy spread over the input, divided by how many elements each output element averages."""
+    """dy divided by how many elements each output element averages, spread over the input."""
     shape, kept = op.input_shapes[0], _kept_shape(op)  # computed once, for both (math.prod: np.prod is slow here)
-    return _spread(op, g, kept) / (math.prod(shape) // max(math.prod(kept), 1))
+    return _spread(op, g / (math.prod(shape) // max(math.prod(kept), 1)), kept)
 
 
 def _extreme_rule(op, g):
