@@ -7,10 +7,10 @@ Three workloads, each run on every engine in this one process:
       forward, backward and an SGD update, from the same initial weights for every engine;
   (c) chains of 25k, 50k and 100k ops: they complete, and the time per op stays flat (linear growth).
 
-The engines take turns, one timed run each per round, so a noisy moment on a shared machine falls on all
-of them; every figure is the median over the rounds, after a warm-up (as engine issue 8 specifies). Each
-table shows each engine's figure divided by every other engine's ("x numpy" = how many times the numpy
-floor), and below it the fastest round of each engine, for comparison with earlier best-of figures.
+The engines take turns, one timed run each per round (an MLP turn is 10 steps), so a noisy moment on a
+shared machine falls on all of them; every figure is the median over the rounds, after a warm-up (as
+engine issue 8 specifies). Each table shows each engine's figure divided by every other engine's
+("x numpy" = how many times the numpy floor), and below it the fastest round of each engine.
 
     python benchmarks/bench_engine.py            # the full run (about a minute)
     python benchmarks/bench_engine.py --quick    # a smoke run: fewer repeats, (c) at a tenth of the lengths
@@ -247,7 +247,8 @@ def print_machine() -> None:
     versions.append(f"autograd {_version('autograd')}" if autograd else "autograd not installed")
     print(f"machine: {cpu}, {os.cpu_count()} cores; {ARGS.threads} thread(s) for every engine")
     print("versions: " + ", ".join(versions))
-    print("timing: the engines interleaved, one run each per round; medians" + (" (--quick)" if ARGS.quick else ""))
+    turns = f"timing: the engines take turns (one run, or {MLP_BURST} MLP steps, each per round); medians"
+    print(turns + (" (--quick)" if ARGS.quick else ""))
     print("garbage collector: on; objects made by the imports frozen (gc.freeze), so no engine scans another's")
 
 
