@@ -239,3 +239,27 @@ def test_forward_accumulator_tangent_must_match_its_primal():
 
 def test_bool_of_a_vector_says_how_to_reduce():
     raises(ValueError, lambda: bool(mt.constant([1.0, -1.0]) > 0), "(2,)", "reduce_all")
+
+
+# ---- axes -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("axis", [1.5, True, [0, 1.0], np.float32(1.0)])
+@pytest.mark.parametrize(
+    "reduce,op", [(mt.reduce_sum, "Sum"), (mt.reduce_mean, "Mean"), (mt.reduce_max, "Max"), (mt.reduce_any, "Any")]
+)
+def test_an_axis_that_is_not_a_whole_number_is_refused_not_truncated(reduce, op, axis):
+    x = mt.ones((2, 3)) if op != "Any" else mt.ones((2, 3)) > 0
+    raises(mt.errors.InvalidArgumentError, lambda: reduce(x, axis=axis), op, "[2, 3]", "whole numbers", "axis=1")
+
+
+@pytest.mark.parametrize("find,op", [(mt.argmax, "ArgMax"), (mt.argmin, "ArgMin")])
+def test_argmax_takes_one_whole_axis_a_python_numpy_or_tensor_int(find, op):
+    x = mt.constant([[1.0, 5.0, 2.0], [7.0, 0.0, 3.0]])
+    expected = np.argmax if op == "ArgMax" else np.argmin
+    for axis in (None, 0, 1, -1, np.int64(1), mt.constant(1)):
+        want = expected(x.numpy(), axis=0 if axis is None else int(axis))
+        np.testing.assert_array_equal(find(x, axis=axis).numpy(), want)
+    raises(mt.errors.InvalidArgumentError, lambda: find(x, axis=1.5), op, "whole number", "1.5")
+    raises(mt.errors.InvalidArgumentError, lambda: find(x, axis=True), op, "whole number", "True")
+    raises(mt.errors.InvalidArgumentError, lambda: find(x, axis=mt.constant(1.0)), op, "whole number", "1.0")
+    raises(mt.errors.InvalidArgumentError, lambda: find(x, axis=[0]), op, "one whole number", "[0]", "one axis")
+    raises(mt.errors.InvalidArgumentError, lambda: find(x, axis=2), op, "out of range", "rank 2")

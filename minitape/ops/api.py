@@ -129,15 +129,22 @@ def squared_difference(x, y, name=None):
     return square(subtract(x, y))
 
 
+def _one_axis(axis):
+    """argmax's and argmin's axis as the op takes it: 0 if None, a tensor's value as a number (checked there)."""
+    if axis is None:
+        return 0
+    return axis._array().tolist() if isinstance(axis, TensorLike) else axis
+
+
 def argmax(input, axis=None, output_type=None, name=None):
     """The index of the largest entry along `axis` (default 0), as int64 unless output_type says otherwise."""
-    result = _r.argmax(input, axis=0 if axis is None else int(axis))
+    result = _r.argmax(input, axis=_one_axis(axis))
     return result if output_type is None else cast(result, output_type)
 
 
 def argmin(input, axis=None, output_type=None, name=None):
     """The index of the smallest entry along `axis` (default 0), as int64 unless output_type says otherwise."""
-    result = _r.argmin(input, axis=0 if axis is None else int(axis))
+    result = _r.argmin(input, axis=_one_axis(axis))
     return result if output_type is None else cast(result, output_type)
 
 

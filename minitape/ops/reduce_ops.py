@@ -21,6 +21,8 @@ def _axes(axis, rank):
         return tuple(sorted({a % rank for a in axis}))
     axes = (axis,) if np.ndim(axis) == 0 else tuple(np.asarray(axis).ravel())
     for a in axes:
+        if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):  # int(1.5) would read 1
+            raise TypeError(f"axis must be whole numbers (ints), not {axis!r}: e.g. axis=1")
         if not -rank <= int(a) < rank:
             raise ValueError(f"axis {int(a)} is out of range for a tensor of rank {rank}")
     return tuple(sorted({int(a) % rank for a in axes})) if rank else ()
@@ -78,7 +80,9 @@ def _arg_extreme(np_fn):
     """argmax or argmin along one axis, which must exist."""
 
     def forward(a, axis=0):
-        _axes(axis, a.ndim)
+        if np.ndim(axis) != 0:
+            raise TypeError(f"axis must be one whole number (an int), not {axis!r}: the search runs along one axis")
+        (axis,) = _axes(axis, a.ndim)  # refuses 1.5, True and an axis out of range
         return np_fn(a, axis=axis).astype(np.int64)
 
     return forward
