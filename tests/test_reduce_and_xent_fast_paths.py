@@ -1,6 +1,7 @@
 """reduce_mean, reduce_sum and sparse cross-entropy skip numpy's Python wrappers: the same bits as the long way."""
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -97,3 +98,25 @@ def test_sparse_cross_entropy_of_non_finite_and_huge_rows_as_the_plain_formula(d
 def test_scalar_logits_are_refused_with_a_message_not_an_index_error():
     with pytest.raises(InvalidArgumentError, match="logits must have a last axis of classes"):
         mt.nn.sparse_softmax_cross_entropy_with_logits(labels=mt.constant(1), logits=mt.constant(2.0))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize(("shape", "axis", "keepdims"), [((0,), None, False), ((2, 0), 1, False), ((2, 0), 1, True)])
+def test_the_mean_of_nothing_is_nan_without_a_warning_as_in_tensorflow(dtype, shape, axis, keepdims):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's np.mean says "Mean of empty slice"; TensorFlow says nothing
+        got = mt.reduce_mean(np.zeros(shape, dtype), axis=axis, keepdims=keepdims)
+    want_shape = np.sum(np.zeros(shape), axis=axis, keepdims=keepdims).shape
+    assert got.dtype.name == dtype and got.shape == want_shape and np.isnan(got.numpy()).all()
+    x = mt.constant(np.zeros(shape, dtype))
+    with mt.GradientTape() as tape:
+        tape.watch(x)
+        y = mt.reduce_sum(mt.reduce_mean(x, axis=axis, keepdims=keepdims))
+    assert tape.gradient(y, x).shape == shape  # an empty gradient: nothing to spread it over
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint8"])
+def test_the_integer_mean_of_nothing_is_refused_not_a_garbage_number(dtype):
+    with pytest.raises(InvalidArgumentError, match=rf"Mean\({dtype}\[2, 0\].*empty slice.*mt.cast\(x, mt.float32\)"):
+        mt.reduce_mean(np.zeros((2, 0), dtype), axis=1)
+    assert mt.reduce_mean(np.zeros((0, 3), dtype), axis=1).shape == (0,)  # no slice at all: an empty result

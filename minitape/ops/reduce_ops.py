@@ -66,7 +66,14 @@ def _average(a, axis, keepdims):
     straight to float16 (once, not twice: the two can differ, so each way is kept).
     """
     count = math.prod([a.shape[i] for i in axis])
-    if a.dtype.char not in _MEAN_SUM_DTYPE or not count:  # complex; an empty slice (numpy warns): numpy's own way
+    if not count:  # the mean of nothing: NaN for floats, as in TensorFlow (numpy also warns); no integer is right
+        if a.dtype.kind in "iu":
+            raise ValueError(
+                f"the mean of an empty slice of {a.dtype} is undefined (0 / 0 has no integer value); cast to a "
+                "floating type first, e.g. mt.reduce_mean(mt.cast(x, mt.float32)), whose mean of nothing is NaN"
+            )
+        return np.add.reduce(a, axis=axis, keepdims=keepdims) / a.dtype.type(0)  # 0 / 0: NaN (no warning here)
+    if a.dtype.char not in _MEAN_SUM_DTYPE:  # complex: numpy's own way
         return np.mean(a, axis=axis, keepdims=keepdims)
     half = a.dtype.char == "e"
     total = np.add.reduce(a, axis=axis, dtype=_MEAN_SUM_DTYPE[a.dtype.char], keepdims=keepdims)
