@@ -82,12 +82,16 @@ from minitape.tape_api import note_numpy_conversion  # noqa: F401 - used by Tens
 from minitape.tensor import Tensor, TensorLike
 
 
+def _axis_value(axis):
+    """An axis argument as the ops take it: a tensor's value as numbers (the op checks them), else as given."""
+    return axis._array().tolist() if isinstance(axis, TensorLike) else axis
+
+
 def _reduction(op, doc):
     def reduce(input_tensor, axis=None, keepdims=False, name=None):
         if axis is None or type(axis) is int:  # the common forms: nothing to convert
             return op(input_tensor, axis=axis, keepdims=bool(keepdims))
-        if isinstance(axis, TensorLike):
-            axis = axis._array().tolist()
+        axis = _axis_value(axis)
         axis = tuple(axis) if isinstance(axis, (list, tuple)) else axis
         return op(input_tensor, axis=axis, keepdims=bool(keepdims))
 
@@ -129,22 +133,15 @@ def squared_difference(x, y, name=None):
     return square(subtract(x, y))
 
 
-def _one_axis(axis):
-    """argmax's and argmin's axis as the op takes it: 0 if None, a tensor's value as a number (checked there)."""
-    if axis is None:
-        return 0
-    return axis._array().tolist() if isinstance(axis, TensorLike) else axis
-
-
 def argmax(input, axis=None, output_type=None, name=None):
     """The index of the largest entry along `axis` (default 0), as int64 unless output_type says otherwise."""
-    result = _r.argmax(input, axis=_one_axis(axis))
+    result = _r.argmax(input, axis=0 if axis is None else _axis_value(axis))
     return result if output_type is None else cast(result, output_type)
 
 
 def argmin(input, axis=None, output_type=None, name=None):
     """The index of the smallest entry along `axis` (default 0), as int64 unless output_type says otherwise."""
-    result = _r.argmin(input, axis=_one_axis(axis))
+    result = _r.argmin(input, axis=0 if axis is None else _axis_value(axis))
     return result if output_type is None else cast(result, output_type)
 
 
