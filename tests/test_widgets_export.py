@@ -101,7 +101,16 @@ def test_tapeview_widget_exports(tmp_path):
     assert view.n_steps == 13 and repr(view) == "<TapeView: 10 nodes, 13 steps>"
     bundle, _ = view._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
-    assert bundle["image/svg+xml"] == view.to_svg(-1)  # the picture GitHub and nbviewer show
+    # the picture GitHub, nbviewer and a trusted notebook show: the last step, as wide as the output (888pt
+    # would run off a cell's right edge), its height from the viewBox; a standalone SVG keeps its own size
+    assert bundle["image/svg+xml"] == view.to_svg(-1).replace('width="888pt" height="356pt"', 'width="100%"')
+    assert export.FIT_ABOVE_PT < 888
+    x = mt.Variable(3.0)
+    with mt.GradientTape() as small_tape:
+        y = x * x
+    small, _ = widgets.TapeView(small_tape, y)._repr_mimebundle_()
+    width = re.search(r'<svg[^>]* width="([\d.]+)pt"', small["image/svg+xml"])  # a small graph: never blown up
+    assert width and float(width.group(1)) < export.FIT_ABOVE_PT
     path = view.save_html(tmp_path / "tape.html")
     page = path.read_text()
     assert "renderTapeView" in page and "export default" not in page

@@ -37,8 +37,18 @@ def _add_class(element: ET.Element, cls: str) -> None:
     element.set("class", (element.get("class", "") + " " + cls).strip())
 
 
-def to_svg(scene: dict, step: int) -> str:
-    """The graph as it looks at `step` (negative counts from the end), as a standalone SVG string."""
+# wider than this (800 px), a notebook's output picture takes the output's width instead of its own
+FIT_ABOVE_PT = 600.0
+
+
+def to_svg(scene: dict, step: int, fit_width: bool = False) -> str:
+    """The graph as it looks at `step` (negative counts from the end), as a standalone SVG string.
+
+    `fit_width` is for a notebook's output: JupyterLab and Notebook 7 show an SVG output as an <img> that
+    their style never narrows (its max-width rule is for inline <svg>), so a wide graph ran off the cell's
+    right edge. A graph wider than FIT_ABOVE_PT gets the width 100% and no height: the picture takes the
+    output's width and the height its viewBox gives. Smaller graphs keep their size, so none is blown up.
+    """
     events = scene["events"]
     if not -len(events) <= step < len(events):
         raise IndexError(f"to_svg: step {step} is out of range: this view has steps 0 to {len(events) - 1}")
@@ -126,6 +136,9 @@ def to_svg(scene: dict, step: int) -> str:
         label.text = text  # ElementTree escapes it on output
     graph.extend(node_groups)
     _add_class(root, "tv")
+    if fit_width and float(root.get("width", "0").removesuffix("pt")) > FIT_ABOVE_PT:
+        root.set("width", "100%")
+        root.attrib.pop("height", None)
     css = ET.Element(f"{{{_SVG}}}style")
     css.text = style()
     root.insert(0, css)

@@ -82,7 +82,7 @@ class TapeView(anywidget.AnyWidget):
             metadata = {}
         data = dict(data or {})
         metadata = dict(metadata or {})
-        data["image/svg+xml"] = self.to_svg(-1)
+        data["image/svg+xml"] = export.to_svg(self.scene, -1, fit_width=True)
         data["text/plain"] = repr(self)
         if len(self.model.nodes) <= PNG_MAX_NODES:
             data["image/png"] = base64.b64encode(self.to_png()).decode("ascii")
