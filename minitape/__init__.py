@@ -21,6 +21,7 @@ import numpy as np
 
 from minitape import (
     autodiff,
+    bitwise,
     config,
     context,
     data,
@@ -38,11 +39,26 @@ from minitape import (
 from minitape.config import device
 from minitape.convert import constant, convert_to_tensor
 from minitape.custom_gradient import custom_gradient
-from minitape.dtypes import DType, as_dtype, bool, float16, float32, float64, int8, int16, int32, int64, uint8, uint16
+from minitape.dtypes import (
+    DType,
+    as_dtype,
+    bool,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
 from minitape.gradient_args import UnconnectedGradients
 from minitape.opdef import defop
 from minitape.ops.api import *  # noqa: F403 - the op namespace, as tf.*
-from minitape.ops.composite_ops import clip_by_global_norm, cumsum, map_fn, truediv, vectorized_map
+from minitape.ops.composite_ops import clip_by_global_norm, cumsum, map_fn, scalar_mul, truediv, vectorized_map
 from minitape.ops.mask_ops import boolean_mask
 from minitape.ops.nn_ops import one_hot
 from minitape.ops.operands import add, divide, floordiv, floormod, maximum, minimum, multiply, pow, subtract

@@ -89,7 +89,9 @@ class ForwardAccumulator:
         position = state.accumulators.index(self)
         state.accumulators.remove(self)  # the JVP computation itself is not pushed through this accumulator
         try:
-            dummies = [Tensor(np.zeros(s, d.as_numpy_dtype)) for s, d in zip(op.output_shapes, op.output_dtypes)]
+            # any u serves a linear rule; ones, not zeros: a rule that is 0 where u is 0 (Sqrt's, as TensorFlow's)
+            # is linear everywhere else, but flat at exactly u = 0
+            dummies = [Tensor(np.ones(s, d.as_numpy_dtype)) for s, d in zip(op.output_shapes, op.output_dtypes)]
             with GradientTape() as helper:
                 helper.watch([d for d in dummies if d.dtype.is_floating])
                 op.needs = [t is not None for t in tangents]

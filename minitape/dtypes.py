@@ -66,15 +66,18 @@ int32 = DType("int32")
 int64 = DType("int64")
 uint8 = DType("uint8")  # images: a uint8 tensor divided by 255 gives float32, as in TensorFlow
 uint16 = DType("uint16")
+uint32 = DType("uint32")
+uint64 = DType("uint64")
 int8 = DType("int8")
 int16 = DType("int16")
 bool = DType("bool")  # TensorFlow's name for the type
 
-_BY_NAME = {d.name: d for d in (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, bool)}
-_EXTRA = {"uint32": "int64"}
+_BY_NAME = {
+    d.name: d for d in (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool)
+}
 # tensor.dtype calls as_dtype(array.dtype) on every op: a dict answers that without asking numpy for names.
 # It is keyed by the scalar type (np.float32), which hashes much faster than a numpy dtype does.
-_BY_SCALAR_TYPE = {np.dtype(name).type: _BY_NAME[_EXTRA.get(name, name)] for name in (*_BY_NAME, *_EXTRA)}
+_BY_SCALAR_TYPE = {np.dtype(name).type: dtype for name, dtype in _BY_NAME.items()}
 
 
 def as_dtype(value: Any) -> DType:
@@ -93,7 +96,6 @@ def as_dtype(value: Any) -> DType:
         raise TypeError(
             f"cannot interpret {value!r} as a dtype; use one of {', '.join('mt.' + n for n in _BY_NAME)}"
         ) from None
-    name = _EXTRA.get(name, name)
     if name not in _BY_NAME:
         kind = np.dtype(value).kind
         why = _UNSUPPORTED_KINDS.get(kind, "")

@@ -54,8 +54,14 @@ class TensorLike:
     def __floordiv__(self, other):
         return _ops.floordiv(self, other)
 
+    def __rfloordiv__(self, other):
+        return _ops.floordiv(other, self)
+
     def __mod__(self, other):
         return _ops.floormod(self, other)
+
+    def __rmod__(self, other):
+        return _ops.floormod(other, self)
 
     def __pow__(self, other):
         return _ops.pow(self, other)
@@ -93,14 +99,30 @@ class TensorLike:
     def __ne__(self, other):
         return _ops.not_equal(self, other)
 
+    # &, |, ^ and ~ as in TensorFlow: logical on a bool tensor, bitwise on an integer one
     def __and__(self, other):
-        return _ops.logical_and(self, other)
+        return (_ops.logical_and if self._is_bool() else _ops.bitwise.bitwise_and)(self, other)
+
+    def __rand__(self, other):
+        return (_ops.logical_and if self._is_bool() else _ops.bitwise.bitwise_and)(other, self)
 
     def __or__(self, other):
-        return _ops.logical_or(self, other)
+        return (_ops.logical_or if self._is_bool() else _ops.bitwise.bitwise_or)(self, other)
+
+    def __ror__(self, other):
+        return (_ops.logical_or if self._is_bool() else _ops.bitwise.bitwise_or)(other, self)
+
+    def __xor__(self, other):
+        return (_ops.logical_xor if self._is_bool() else _ops.bitwise.bitwise_xor)(self, other)
+
+    def __rxor__(self, other):
+        return (_ops.logical_xor if self._is_bool() else _ops.bitwise.bitwise_xor)(other, self)
 
     def __invert__(self):
-        return _ops.logical_not(self)
+        return (_ops.logical_not if self._is_bool() else _ops.bitwise.invert)(self)
+
+    def _is_bool(self) -> bool:
+        return self._array().dtype.kind == "b"
 
     def __getitem__(self, key):
         return _ops.strided_slice(self, key)

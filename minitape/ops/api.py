@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minitape import bitwise  # noqa: F401 - `x & y` on integer tensors (operators.py)
 from minitape.convert import convert_to_tensor
 from minitape.dtypes import int32
 from minitape.ops import reduce_ops as _r
@@ -29,9 +30,17 @@ from minitape.ops.einsum_ellipsis import einsum  # noqa: F401
 from minitape.ops.einsum_ops import tensordot  # noqa: F401
 from minitape.ops.math_ops import (  # noqa: F401
     abs,
+    acos,
+    acosh,
     add,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
     cast,
     cos,
+    cosh,
     divide,
     equal,
     exp,
@@ -50,9 +59,11 @@ from minitape.ops.math_ops import (  # noqa: F401
     logical_and,
     logical_not,
     logical_or,
+    logical_xor,
     maximum,
     minimum,
     multiply,
+    multiply_no_nan,
     negative,
     not_equal,
     pow,
@@ -62,6 +73,7 @@ from minitape.ops.math_ops import (  # noqa: F401
     sigmoid,
     sign,
     sin,
+    sinh,
     sqrt,
     square,
     subtract,

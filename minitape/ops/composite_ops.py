@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from minitape import nest
+from minitape.convert import convert_to_tensor
 from minitape.dtypes import as_dtype, int32, int64
 from minitape.errors import InvalidArgumentError
 from minitape.opdef import defop
@@ -20,9 +21,10 @@ from minitape.ops.api import (
     floor,
     gather,
     log,
+    log1p,
     maximum,
-    minimum,
     not_equal,
+    ones_like,
     reduce_mean,
     reduce_sum,
     rsqrt,
@@ -66,6 +68,26 @@ cumsum_op = defop(
 def cumsum(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False, name: str | None = None) -> Tensor:
     """Running sums along `axis`: [a, a + b, a + b + c]; exclusive starts at 0, reverse runs from the end."""
     return cumsum_op(x, axis=int(_plain(axis)), exclusive=bool(exclusive), reverse=bool(reverse))
+
+
+def cumprod(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False, name: str | None = None) -> Tensor:
+    """Running products along `axis`: [a, a b, a b c]; exclusive starts at 1, reverse runs from the end.
+
+    A loop of multiplications, so its gradient is exact where an input is 0 (TensorFlow's divides by the
+    input there and gives 0 for [2, 0, 3]'s middle entry, where the derivative of the sum is 8).
+    """
+    x = convert_to_tensor(x)
+    axis = int(_plain(axis))
+    if not -x.ndim <= axis < max(x.ndim, 1):
+        raise InvalidArgumentError(f"cumprod: axis {axis} is out of range for a tensor of rank {x.ndim}")
+    if x.ndim == 0 or x.shape[axis] == 0:
+        return x * 1
+    parts = unstack(x, axis=axis)
+    parts = parts[::-1] if reverse else parts
+    running = [ones_like(parts[0])] if exclusive else [parts[0]]
+    for part in parts[:-1] if exclusive else parts[1:]:
+        running.append(running[-1] * part)
+    return stack(running[::-1] if reverse else running, axis=axis)
 
 
 # ---- composites ---------------------------------------------------------------------------------------------
@@ -150,9 +172,15 @@ def _erf(a):
     return np.vectorize(math.erf, otypes=[a.dtype])(a)  # numpy has no erf; lessons' tensors are small
 
 
+def _erfc(a):
+    return np.vectorize(math.erfc, otypes=[a.dtype])(a)  # 1 - erf(x) would lose the tail: erfc(10) is 2e-45
+
+
 # fmt: off
 expm1 = defop("Expm1", np.expm1, lambda op, g: g * (op.z + 1), keep="outputs", floating=True)  # (e^x - 1)' = e^x
 erf   = defop("Erf",   _erf,     lambda op, g: g * _TWO_OVER_SQRT_PI * exp(-square(op.x)), keep="inputs", floating=True)
+erfc  = defop("Erfc",  _erfc,    lambda op, g: -g * _TWO_OVER_SQRT_PI * exp(-square(op.x)), keep="inputs",
+              floating=True)
 is_inf = defop("IsInf", np.isinf, None, dtype_from=None)
 # fmt: on
 
@@ -169,15 +197,35 @@ def divide_no_nan(x: Any, y: Any, name: str | None = None) -> Tensor:
     return where(zero, zeros_like(quotient), quotient)
 
 
-def multiply_no_nan(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """x * y, but 0 where y is 0 even if x is inf or NaN."""
-    return where(equal(y, 0), zeros_like(x), x) * y  # x is replaced before multiplying: inf * 0 would be NaN
+def reciprocal_no_nan(x: Any, name: str | None = None) -> Tensor:
+    """1 / x, but 0 where x is 0."""
+    return divide_no_nan(1, x)
+
+
+def _zero_where_x_is_0(x: Any, y: Any, f: Callable) -> Tensor:
+    """f(x, y), and 0 where x is 0, whatever y is there (y is replaced first, so no NaN reaches the gradient)."""
+    zero = equal(x, 0)
+    return where(zero, zeros_like(x), f(x, where(zero, 1, y)))
 
 
 def xlogy(x: Any, y: Any, name: str | None = None) -> Tensor:
     """x * log(y), and 0 where x is 0 (the convention entropy and cross-entropy need)."""
-    zero = equal(x, 0)
-    return where(zero, zeros_like(x), x * log(where(zero, 1, y)))
+    return _zero_where_x_is_0(x, y, lambda x, y: x * log(y))
+
+
+def xlog1py(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """x * log(1 + y), and 0 where x is 0."""
+    return _zero_where_x_is_0(x, y, lambda x, y: x * log1p(y))
+
+
+def xdivy(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """x / y, and 0 where x is 0."""
+    return _zero_where_x_is_0(x, y, lambda x, y: x / y)
+
+
+def scalar_mul(scalar: Any, x: Any, name: str | None = None) -> Tensor:
+    """scalar * x."""
+    return scalar * x
 
 
 def softsign(features: Any, name: str | None = None) -> Tensor:
@@ -186,16 +234,17 @@ def softsign(features: Any, name: str | None = None) -> Tensor:
 
 
 def relu6(features: Any, name: str | None = None) -> Tensor:
-    """min(max(x, 0), 6)."""
-    return minimum(relu(features), 6)
+    """min(max(x, 0), 6); the gradient is 0 at 0 and at 6, as in TensorFlow."""
+    features = convert_to_tensor(features)
+    return where(features >= 6, 6, relu(features))
 
 
 _SELU_SCALE, _SELU_ALPHA = 1.0507009873554804934193349852946, 1.6732632423543772848170429916717
 
 
 def selu(features: Any, name: str | None = None) -> Tensor:
-    """scale * (x if x > 0 else alpha (e^x - 1)), with TensorFlow's constants."""
-    return _SELU_SCALE * where(features > 0, features, _SELU_ALPHA * elu(features))
+    """scale * (x if x >= 0 else alpha (e^x - 1)), with TensorFlow's constants (the slope at 0 is scale)."""
+    return _SELU_SCALE * where(features >= 0, features, _SELU_ALPHA * elu(features))
 
 
 def gelu(features: Any, approximate: bool = False, name: str | None = None) -> Tensor:

@@ -72,6 +72,15 @@ def _rsqrt(a):
     return 1 / np.sqrt(a)
 
 
+def multiply_no_nan(x, y, name=None):
+    """x * y, but 0 where y is 0 even if x is inf or NaN.
+
+    TensorFlow's Sqrt, Rsqrt and Reciprocal gradients are this, with y the upstream gradient: so
+    `mt.where(x > 0, mt.sqrt(x), 0.0)` has the gradient 0 where x <= 0, not NaN (0 * inf).
+    """
+    return where(equal(y, 0), zeros_like(x), x) * y  # x is replaced before multiplying: inf * 0 would be NaN
+
+
 def _log_or_zero(x):  # log(x) where x > 0, else 0: the Pow rule's d/dy, as TensorFlow takes it
     return where(x > 0, log(where(x > 0, x, 1)), 0)
 
@@ -125,6 +134,27 @@ def _integer_division(np_fn, what):
     return forward
 
 
+def _only(np_fn, kinds, what, hint):
+    """`np_fn` on tensors of the dtype kinds `kinds` only, which numpy would take others for without a word."""
+
+    def forward(*arrays):
+        for a in arrays:
+            if a.dtype.kind not in kinds:
+                raise TypeError(f"{np_fn.__name__} needs {what} tensors, not {a.dtype.name}: {hint}")
+        return np_fn(*arrays)
+
+    forward.__name__, forward.__doc__ = np_fn.__name__, np_fn.__doc__
+    return forward
+
+
+def _logical(np_fn):  # numpy takes any number as true; TensorFlow has only a bool kernel
+    return _only(np_fn, "b", "bool", "compare first (x > 0), or use mt.bitwise for the bits of integers")
+
+
+def _bitwise(np_fn):  # the bits of a float or a bool are not what anyone means
+    return _only(np_fn, "iu", "integer", "for bool tensors use mt.logical_and, _or, _xor or _not")
+
+
 _add, _subtract, _multiply = _arithmetic(np.add), _arithmetic(np.subtract), _arithmetic(np.multiply)
 _divide, _maximum, _minimum = _arithmetic(np.divide), _arithmetic(np.maximum), _arithmetic(np.minimum)
 _checked_power = _arithmetic(np.power)
@@ -172,27 +202,47 @@ tan        = defop("Tan",        np.tan,        lambda op, g: g * (1 + square(op
 tanh       = defop("Tanh",       np.tanh,       lambda op, g: g * (1 - square(op.z)), keep="outputs", **F) # 1 - tanh^2
 sigmoid    = defop("Sigmoid",    _sigmoid,      lambda op, g: g * op.z * (1 - op.z),  keep="outputs", **F) # s (1 - s)
 square     = defop("Square",     _square,       lambda op, g: g * 2 * op.x,           keep="inputs")       # 2x
-sqrt       = defop("Sqrt",       np.sqrt,       lambda op, g: g * 0.5 / op.z,         keep="outputs", **F) # 0.5/sqrt x
-rsqrt      = defop("Rsqrt",      _rsqrt,        lambda op, g: g * -0.5 * op.z ** 3,   keep="outputs", **F) # -x^-1.5 / 2
+sqrt       = defop("Sqrt",       np.sqrt,       lambda op, g: multiply_no_nan(0.5 / op.z, g),   keep="outputs", **F)
+rsqrt      = defop("Rsqrt",      _rsqrt,        lambda op, g: multiply_no_nan(-0.5 * op.z**3, g), keep="outputs", **F)
+reciprocal = defop("Reciprocal", _reciprocal,   lambda op, g: multiply_no_nan(-square(op.z), g),  keep="outputs")
 abs        = defop("Abs",        _abs,          lambda op, g: g * sign(op.x),         keep="inputs")       # sign x
-reciprocal = defop("Reciprocal", _reciprocal,   lambda op, g: -g * square(op.z),      keep="outputs")      # -1/x^2
 identity   = defop("Identity",   np.copy,       lambda op, g: g,                      keep="nothing")      # 1
+asin       = defop("Asin",       np.arcsin,     lambda op, g: g * rsqrt(1 - square(op.x)), keep="inputs", **F)
+acos       = defop("Acos",       np.arccos,     lambda op, g: -g * rsqrt(1 - square(op.x)), keep="inputs", **F)
+atan       = defop("Atan",       np.arctan,     lambda op, g: g / (1 + square(op.x)), keep="inputs", **F)  # 1/(1+x^2)
+sinh       = defop("Sinh",       np.sinh,       lambda op, g: g * cosh(op.x),         keep="inputs", **F)  # cosh x
+cosh       = defop("Cosh",       np.cosh,       lambda op, g: g * sinh(op.x),         keep="inputs", **F)  # sinh x
+asinh      = defop("Asinh",      np.arcsinh,    lambda op, g: g * rsqrt(square(op.x) + 1), keep="inputs", **F)
+acosh      = defop("Acosh",      np.arccosh,    lambda op, g: g / sinh(op.z),         keep="outputs", **F) # 1/sinh z
+atanh      = defop("Atanh",      np.arctanh,    lambda op, g: g / (1 - square(op.x)), keep="inputs", **F)  # 1/(1-x^2)
+atan2      = defop("Atan2",      np.arctan2,    binary(lambda op, g: g * op.y / (square(op.x) + square(op.y)),  # y, x
+                                                       lambda op, g: -g * op.x / (square(op.x) + square(op.y))),
+                   keep="inputs", **BIN, **F)
 
 # ---- no gradient: piecewise constant, or not a number --------------------------------------------
-sign          = defop("Sign",          _sign,            None)
+sign          = defop("Sign",          _sign,            lambda op, g: zeros_like(g), keep="nothing")  # 0, not None
 floor         = defop("Floor",         np.floor,         None)
 round         = defop("Round",         np.round,         None)
 floordiv      = defop("FloorDiv",      _floor_divide,    None, **BIN)
-floormod      = defop("FloorMod",      _floor_mod,       None, **BIN)
+floormod      = defop("FloorMod",      _floor_mod,       binary(lambda op, g: g,  # x - floor(x/y) y
+                                                               lambda op, g: -g * floordiv(op.x, op.y)),
+                      keep="inputs", **BIN)
 less          = defop("Less",          np.less,          None, dtype_from=None, **BIN)
 less_equal    = defop("LessEqual",     np.less_equal,    None, dtype_from=None, **BIN)
 greater       = defop("Greater",       np.greater,       None, dtype_from=None, **BIN)
 greater_equal = defop("GreaterEqual",  np.greater_equal, None, dtype_from=None, **BIN)
 equal         = defop("Equal",         np.equal,         None, dtype_from=None, **BIN)
 not_equal     = defop("NotEqual",      np.not_equal,     None, dtype_from=None, **BIN)
-logical_and   = defop("LogicalAnd",    np.logical_and,   None, **BIN)
-logical_or    = defop("LogicalOr",     np.logical_or,    None, **BIN)
-logical_not   = defop("LogicalNot",    np.logical_not,   None)
+logical_and   = defop("LogicalAnd",    _logical(np.logical_and), None, **BIN)
+logical_or    = defop("LogicalOr",     _logical(np.logical_or),  None, **BIN)
+logical_xor   = defop("LogicalXor",    _logical(np.logical_xor), None, **BIN)
+logical_not   = defop("LogicalNot",    _logical(np.logical_not), None)
+bitwise_and   = defop("BitwiseAnd",    _bitwise(np.bitwise_and), None, **BIN)
+bitwise_or    = defop("BitwiseOr",     _bitwise(np.bitwise_or),  None, **BIN)
+bitwise_xor   = defop("BitwiseXor",    _bitwise(np.bitwise_xor), None, **BIN)
+invert        = defop("Invert",        _bitwise(np.invert),      None)
+left_shift    = defop("LeftShift",     _bitwise(np.left_shift),  None, **BIN)
+right_shift   = defop("RightShift",    _bitwise(np.right_shift), None, **BIN)
 is_nan        = defop("IsNan",         np.isnan,         None, dtype_from=None)
 is_finite     = defop("IsFinite",      np.isfinite,      None, dtype_from=None)
 # fmt: on

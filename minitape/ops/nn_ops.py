@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from minitape.convert import convert_to_tensor
 from minitape.errors import InvalidArgumentError
 from minitape.execute import NOT_FLOATING
 from minitape.opdef import defop
 from minitape.ops.array_ops import reshape
-from minitape.ops.math_ops import abs, exp, log1p, maximum, sigmoid, where
+from minitape.ops.math_ops import exp, log1p, sigmoid, where, zeros_like
 from minitape.ops.reduce_ops import _logsumexp, reduce_sum
 from minitape.tensor import Tensor, TensorLike
 
@@ -38,12 +39,13 @@ def _log_softmax_rule(op, g):  # dx = dy - softmax(x) * sum(dy)
 
 # fmt: off
 relu        = defop("Relu",       lambda a: np.maximum(a, 0),   lambda op, g: relu_grad(g, op.z), keep="outputs")
-# dy * [z > 0] as one op (not Greater, Cast, Mul); its own derivative: the same mask for dy, none for z (a step)
+# dy * [z > 0] as one op (not Greater, Cast, Mul); its own derivative: the same mask for dy, 0 for z (a step)
 relu_grad   = defop("ReluGrad",   lambda g, z: g * (z > 0),
-                    lambda op, dy: (relu_grad(dy, op.y) if op.needs[0] else None, None),
+                    lambda op, dy: (relu_grad(dy, op.y) if op.needs[0] else None,
+                                    zeros_like(op.y) if op.needs[1] else None),  # zeros, not None: as TensorFlow
                     keep="inputs", same_dtype=(0, 1))
 elu         = defop("Elu",        lambda a: np.where(a > 0, a, np.expm1(np.minimum(a, 0))),  # elu' = 1, or e^x = z + 1
-                    lambda op, g: where(op.z > 0, g, g * (op.z + 1)), keep="outputs", floating=True)
+                    lambda op, g: where(op.z < 0, g * (op.z + 1), g), keep="outputs", floating=True)  # 1 at 0
 softplus    = defop("Softplus",   lambda a: np.logaddexp(0, a), lambda op, g: g * sigmoid(op.x),  # sigmoid
                     keep="inputs", floating=True)
 _softmax_op = defop("Softmax",    _softmax,                     _softmax_rule,                       keep="outputs")
@@ -219,7 +221,11 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
 
 
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
-    """Per-element binary cross-entropy of sigmoid(logits), as max(x,0) - x*z + log(1+e^-|x|)."""
+    """Per-element binary cross-entropy of sigmoid(logits), as max(x,0) - x*z + log(1+e^-|x|).
+
+    Both halves choose with x >= 0, as TensorFlow's do, so at x = 0 the gradient is sigmoid(0) - z = 0.5 - z
+    (abs and maximum would give their own one-sided slopes there: 1 - z, wrong for zero-initialised weights).
+    """
     if labels is None or logits is None:
         raise ValueError("sigmoid_cross_entropy_with_logits: pass both labels= and logits=, as in TensorFlow")
     label_shape, logit_shape = np.shape(_plain(labels)), np.shape(_plain(logits))
@@ -228,7 +234,9 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
             f"sigmoid_cross_entropy_with_logits: logits and labels must have the same shape ({list(logit_shape)} vs "
             f"{list(label_shape)}); reshape one, e.g. mt.reshape(labels, {list(logit_shape)})"
         )
-    return maximum(logits, 0) - logits * labels + log1p(exp(-abs(logits)))
+    logits = convert_to_tensor(logits)
+    positive = logits >= 0
+    return where(positive, logits, 0) - logits * labels + log1p(exp(where(positive, -logits, logits)))
 
 
 def silu(features, beta=1.0, name=None):

@@ -90,6 +90,8 @@ def _arg_extreme(np_fn):
         if np.ndim(axis) != 0:
             raise TypeError(f"axis must be one whole number (an int), not {axis!r}: the search runs along one axis")
         (axis,) = _axes(axis, a.ndim)  # refuses 1.5, True and an axis out of range
+        if a.dtype.kind == "f" and np.isnan(a).any():  # TensorFlow passes over NaN, numpy stops at the first
+            a = np.where(np.isnan(a), -np.inf if np_fn is np.argmax else np.inf, a)
         return np_fn(a, axis=axis).astype(np.int64)
 
     return forward
