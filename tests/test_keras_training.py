@@ -404,6 +404,29 @@ def test_pandas_tables_and_columns_are_arrays_and_a_single_column_is_a_feature()
     power.adapt(np.array(frame["power"]))
     one = keras.Sequential([power, keras.layers.Dense(1)])
     one.compile(optimizer=keras.optimizers.Adam(0.1), loss="mean_absolute_error")
-    one.fit(frame["power"], labels, epochs=2, verbose=0, validation_split=0.2)  # (n,) is read as (n, 1)
+    # (n,) becomes (n, 1) because the first layer declares input_shape=[1], as in Keras 3
+    one.fit(frame["power"], labels, epochs=2, verbose=0, validation_split=0.2)
     assert one.predict(mt.linspace(0.0, 2.5, 26), verbose=0).shape == (26, 1)
     assert isinstance(one.evaluate(frame["power"], labels, verbose=0), float)
+
+
+def test_a_rank_1_x_is_adjusted_only_to_a_declared_input_shape_as_in_keras_3():
+    x, y = np.arange(10.0), np.arange(10.0)
+    # the basics guide: a Lambda that stacks features of a 1-D x (Keras 2 made x a column first, and broke it)
+    model = keras.Sequential([keras.layers.Lambda(lambda x: mt.stack([x, x**2], axis=1)), keras.layers.Dense(1)])
+    model.compile(loss="mse", optimizer="sgd")
+    model.fit(x, y, epochs=1, verbose=0)
+    assert model.layers[1].kernel.shape == (2, 1) and model.predict(x[:3], verbose=0).shape == (3, 1)
+    # a declared input of shape (1,) takes (n,) as (n, 1); (3, 1) takes (n, 3) as (n, 3, 1), as Keras 3 does
+    column = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1)])
+    column.compile(loss="mse", optimizer="sgd")
+    column.fit(x, y, epochs=1, verbose=0)
+    assert column.predict(x[:3], verbose=0).shape == (3, 1)
+    assert keras.Sequential([keras.Input((3, 1)), keras.layers.Dense(2)])(np.ones((2, 3))).shape == (2, 3, 2)
+    inputs = keras.Input((1,))
+    assert keras.Model(inputs, keras.layers.Dense(2)(inputs))(np.ones(4)).shape == (4, 2)
+    # no declared shape: a Dense layer asks for a column, and says which axis to add
+    bare = keras.Sequential([keras.layers.Dense(1)])
+    bare.compile(loss="mse", optimizer="sgd")
+    with pytest.raises(ValueError, match=r"rank >= 2.*x\[:, None\].*x\[None, :\]"):
+        bare.fit(x, y, epochs=1, verbose=0)

@@ -95,8 +95,8 @@ def _array(value: Any, name: str, what: str) -> np.ndarray:
 
 
 def _inputs(x: Any, what: str) -> Any:
-    """x as arrays; a rank-1 array becomes a column (n, 1): one feature per example, as Keras reads it."""
-    return nest.map_structure(lambda a: a.reshape(-1, 1) if a.ndim == 1 else a, _arrays(x, "x", what))
+    """x as arrays, as given: a rank-1 x stays rank 1, as in Keras 3 (a Dense layer then asks for a column)."""
+    return _arrays(x, "x", what)
 
 
 def _arrays(value: Any, name: str, what: str) -> Any:

@@ -447,7 +447,7 @@ class Sequential(Model):
         return list(self._stack)
 
     def call(self, inputs: Any, training: bool = False) -> Any:
-        outputs = inputs
+        outputs = inputs if self._input_shape_arg is None else symbolic.adjust_rank(inputs, self._input_shape_arg)
         for layer in self._stack:
             outputs = layer(outputs, training=training)
         return outputs

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+import minitape as mt
 from minitape import nest
 from minitape.dtypes import DType, as_dtype
 from minitape.keras import backend
@@ -219,7 +220,7 @@ class Graph:
         """Replay the recorded calls on real tensors: `inputs` in the structure of the model's inputs."""
         values: dict[int, Any] = {}
         for kt, value in zip(self.flat_inputs, self._flatten_given(inputs)):
-            values[id(kt)] = value
+            values[id(kt)] = adjust_rank(value, kt.shape)
 
         def value_of(x: Any) -> Any:
             return values[id(x)] if isinstance(x, KerasTensor) else x
@@ -250,3 +251,14 @@ class Graph:
                 f"{[kt.shape for kt in self.flat_inputs]}, but it received {len(flat)}"
             )
         return flat
+
+
+def adjust_rank(value: Any, shape: tuple) -> Any:
+    """Keras 3's one leniency about a declared input shape: a missing last axis of size 1 is added (x of shape
+    (n,) for keras.Input((1,)) becomes (n, 1)), and an extra one of size 1 is dropped."""
+    rank = len(getattr(value, "shape", ()))
+    if shape and rank == len(shape) - 1 and shape[-1] == 1:
+        return mt.expand_dims(value, -1)
+    if shape and rank == len(shape) + 1 and value.shape[-1] == 1:
+        return mt.squeeze(value, -1)
+    return value

@@ -45,7 +45,11 @@ class Dense(Layer):
     def check_input(self, shape: tuple) -> None:
         if len(shape) < 2:
             raise incompatible(
-                self, shape, "an input of rank >= 2 (batch, features)", "Add the batch axis, e.g. x[None, :]."
+                self,
+                shape,
+                "an input of rank >= 2 (batch, features)",
+                "Several examples of one feature each make a column: x[:, None] (or x.reshape(-1, 1)); "
+                "one example of several features needs the batch axis: x[None, :].",
             )
         if self.built and shape[-1] != self.kernel.shape[0]:
             raise incompatible(
