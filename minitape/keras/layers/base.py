@@ -317,14 +317,24 @@ class Layer(Module):
                 finally:
                     state.stack.pop()
                 if self.activity_regularizer is not None:
-                    penalties = [self.activity_regularizer(o) for o in _flat_tensors(outputs)]
-                    if penalties:
-                        self.add_loss(add_n(penalties) if len(penalties) > 1 else penalties[0])
+                    self._add_activity_penalty(outputs)
         finally:
             state.depth -= 1
         if isinstance(outputs, TensorLike):
             self._output_shape = (None, *tuple(outputs.shape)[1:])
         return outputs
+
+    def _add_activity_penalty(self, outputs: Any) -> None:
+        """The activity regularizer's penalty on each output, divided by its batch size as Keras 3 does
+        (so the penalty does not grow with the batch), joins `layer.losses`."""
+        penalties = []
+        for output in _flat_tensors(outputs):
+            penalty = self.activity_regularizer(output)
+            if len(output.shape) and output.shape[0]:
+                penalty = penalty / float(output.shape[0])
+            penalties.append(penalty)
+        if penalties:
+            self.add_loss(add_n(penalties) if len(penalties) > 1 else penalties[0])
 
     def _convert(self, inputs: Any) -> Any:
         """Arrays and numbers become tensors; numeric inputs are cast to the layer's dtype (Keras' autocast)."""
