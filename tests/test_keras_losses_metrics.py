@@ -66,6 +66,65 @@ def test_losses_by_name_match_numpy_and_have_gradients(name, fn):
     check_gradients(lambda p: loss(mt.constant(y_true), p), [y_pred], order=2)
 
 
+EPS = 1e-7  # keras.backend.epsilon()
+
+
+def test_probability_crossentropies_rescale_each_row_to_sum_to_one_as_keras_does():
+    assert float(losses.CategoricalCrossentropy()([[0.0, 1.0]], [[1.0, 1.0]])) == pytest.approx(np.log(2.0))  # Keras 3
+    y_pred = np.array([[0.2, 0.3, 0.1], [1.0, 1.0, 2.0]], np.float32)
+    labels = np.array([1, 2])
+    one_hot = np.eye(3, dtype=np.float32)[labels]
+    # Categorical: rescale, then clip (Keras 3 gives log 2 for both rows)
+    want = -np.log(np.clip(y_pred / y_pred.sum(-1, keepdims=True), EPS, 1 - EPS)[[0, 1], labels])
+    np.testing.assert_allclose(want, [np.log(2.0), np.log(2.0)], rtol=1e-6)
+    np.testing.assert_allclose(losses.categorical_crossentropy(one_hot, y_pred).numpy(), want, rtol=1e-6)
+    # Sparse: clip, then rescale (Keras 3 gives log 2 and log 3: the second row is clipped to 1 - eps everywhere)
+    clipped = np.clip(y_pred, EPS, 1 - EPS)
+    sparse_want = -np.log(clipped[[0, 1], labels] / clipped.sum(-1))
+    np.testing.assert_allclose(sparse_want, [np.log(2.0), np.log(3.0)], rtol=1e-6)
+    np.testing.assert_allclose(losses.sparse_categorical_crossentropy(labels, y_pred).numpy(), sparse_want, rtol=1e-6)
+    assert float(losses.SparseCategoricalCrossentropy()(labels, y_pred)) == pytest.approx(sparse_want.mean())
+    for metric, target, expected in (
+        (metrics.CategoricalCrossentropy(), one_hot, want.mean()),
+        (metrics.SparseCategoricalCrossentropy(), labels, sparse_want.mean()),
+    ):
+        metric.update_state(target, y_pred)
+        assert float(metric.result()) == pytest.approx(expected, rel=1e-6)
+
+
+def test_rescaled_crossentropy_gradients_follow_the_rescaling():
+    y_pred = mt.Variable(np.array([[0.2, 0.3, 0.1], [1.0, 1.0, 2.0]], np.float32))
+    with mt.GradientTape() as tape:
+        loss = losses.CategoricalCrossentropy()([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], y_pred)
+    # Keras 3's gradient: d/dp of -log(p_k / sum p) / batch is (1 / sum p - [j == k] / p_k) / 2
+    want = [[0.5 / 0.6, 0.5 / 0.6 - 0.5 / 0.3, 0.5 / 0.6], [0.125, 0.125, 0.125 - 0.25]]
+    np.testing.assert_allclose(tape.gradient(loss, y_pred).numpy(), want, rtol=1e-5)
+    rng = np.random.default_rng(4)
+    p = rng.uniform(0.1, 0.9, size=(4, 3))  # away from the clipping
+    one_hot = np.eye(3)[[0, 2, 1, 1]]
+    check_gradients(lambda q: losses.CategoricalCrossentropy()(one_hot, q), [p], order=1)
+    check_gradients(lambda q: losses.SparseCategoricalCrossentropy()(np.array([0, 2, 1, 1]), q), [p], order=1)
+
+
+def test_binary_crossentropy_label_smoothing_moves_targets_towards_one_half():
+    y_true, y_pred = np.array([[1.0], [0.0]], np.float32), np.array([[0.9], [0.3]], np.float32)
+    smoothed = y_true * 0.9 + 0.05
+    want = -(smoothed * np.log(y_pred) + (1 - smoothed) * np.log(1 - y_pred))[:, 0]
+    np.testing.assert_allclose(want, [0.21522179, 0.39903986], rtol=1e-6)  # Keras 3's binary_crossentropy
+    got = losses.binary_crossentropy(y_true, y_pred, label_smoothing=0.1).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    assert float(losses.BinaryCrossentropy(label_smoothing=0.1)(y_true, y_pred)) == pytest.approx(want.mean())
+    metric = metrics.BinaryCrossentropy(label_smoothing=0.1)
+    metric.update_state(y_true, y_pred)
+    assert float(metric.result()) == pytest.approx(want.mean(), rel=1e-6)  # Keras 3: 0.3071308
+    logits = np.array([[2.0], [-1.0]], np.float32)
+    target = y_true * 0.8 + 0.1
+    probability = 1 / (1 + np.exp(-logits))
+    want = -np.mean(target * np.log(probability) + (1 - target) * np.log(1 - probability))
+    got = losses.BinaryCrossentropy(from_logits=True, label_smoothing=0.2)(y_true, logits)
+    assert float(got) == pytest.approx(want, rel=1e-6) == pytest.approx(0.3700948, rel=1e-6)  # Keras 3
+
+
 @pytest.mark.parametrize("name", ["huber", "log_cosh", "kl_divergence", "cosine_similarity", "mae", "mse"])
 def test_mismatched_shapes_are_refused_naming_both(name):
     with pytest.raises(ValueError, match=r"y_true of shape \(4, 2\) and y_pred of shape \(4, 3\)"):

@@ -90,11 +90,13 @@ def sparse_categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool 
             f"{name}: label {bad} is out of range: y_pred has shape {tuple(y_pred.shape)}, so labels must be in "
             f"[0, {n_classes}). Check that the last Dense layer has one unit per class."
         )
-    if from_logits and axis in (-1, len(y_pred.shape) - 1):  # the fused op: one record each way
-        return sparse_softmax_cross_entropy_with_logits(labels=labels.astype(np.int64), logits=y_pred)
+    # Probabilities are clipped, then their logs taken as logits: as Keras 3 does, so each row is rescaled to
+    # sum to 1 (after the clipping: a row of values all above 1 - eps becomes uniform)
+    logits = y_pred if from_logits else log(_clipped_probabilities(y_pred))
+    if axis in (-1, len(y_pred.shape) - 1):  # the fused op: one record each way
+        return sparse_softmax_cross_entropy_with_logits(labels=labels.astype(np.int64), logits=logits)
     one_hot = Tensor(np.eye(n_classes, dtype=y_pred.dtype.as_numpy_dtype)[labels.astype(np.int64)])
-    log_p = log_softmax(y_pred, axis=axis) if from_logits else log(_clipped_probabilities(y_pred))
-    return -reduce_sum(one_hot * log_p, axis=axis)
+    return -reduce_sum(one_hot * log_softmax(logits, axis=axis), axis=axis)
 
 
 def categorical_crossentropy(
@@ -106,13 +108,23 @@ def categorical_crossentropy(
     )
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + label_smoothing / y_pred.shape[-1]
-    log_p = log_softmax(y_pred, axis=axis) if from_logits else log(_clipped_probabilities(y_pred))
+    if from_logits:
+        log_p = log_softmax(y_pred, axis=axis)
+    else:  # as Keras: each row rescaled to sum to 1, then clipped
+        log_p = log(_clipped_probabilities(y_pred / reduce_sum(y_pred, axis=axis, keepdims=True)))
     return -reduce_sum(y_true * log_p, axis=axis)
 
 
-def binary_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False, axis: int = -1) -> Any:
-    """Per-example mean over the last axis of -(y log p + (1 - y) log(1 - p))."""
+def binary_crossentropy(
+    y_true: Any, y_pred: Any, from_logits: bool = False, label_smoothing: float = 0.0, axis: int = -1
+) -> Any:
+    """Per-example mean over the last axis of -(y log p + (1 - y) log(1 - p)).
+
+    `label_smoothing` moves the targets towards 1/2, as Keras does: y (1 - label_smoothing) + label_smoothing / 2.
+    """
     y_true, y_pred = _paired("BinaryCrossentropy", y_true, y_pred, "they must match")
+    if label_smoothing:
+        y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
     if from_logits:
         per_element = sigmoid_cross_entropy_with_logits(labels=y_true, logits=y_pred)
     else:
@@ -264,19 +276,32 @@ class CategoricalCrossentropy(LossFunctionWrapper):
         self,
         from_logits: bool = False,
         label_smoothing: float = 0.0,
+        axis: int = -1,
         reduction: str = "sum_over_batch_size",
         name: str = "categorical_crossentropy",
     ) -> None:
         super().__init__(
-            categorical_crossentropy, name, reduction, from_logits=from_logits, label_smoothing=label_smoothing
+            categorical_crossentropy,
+            name,
+            reduction,
+            from_logits=from_logits,
+            label_smoothing=label_smoothing,
+            axis=axis,
         )
 
 
 class BinaryCrossentropy(LossFunctionWrapper):
     def __init__(
-        self, from_logits: bool = False, reduction: str = "sum_over_batch_size", name: str = "binary_crossentropy"
+        self,
+        from_logits: bool = False,
+        label_smoothing: float = 0.0,
+        axis: int = -1,
+        reduction: str = "sum_over_batch_size",
+        name: str = "binary_crossentropy",
     ) -> None:
-        super().__init__(binary_crossentropy, name, reduction, from_logits=from_logits)
+        super().__init__(
+            binary_crossentropy, name, reduction, from_logits=from_logits, label_smoothing=label_smoothing, axis=axis
+        )
 
 
 class MeanSquaredError(LossFunctionWrapper):
