@@ -60,7 +60,9 @@ def test_log_cosh_is_stable_for_large_errors():
 def test_losses_by_name_match_numpy_and_have_gradients(name, fn):
     rng = np.random.default_rng(3)
     y_true, y_pred = rng.uniform(0.1, 1.0, size=(4, 3)), rng.uniform(0.1, 1.0, size=(4, 3))
-    loss = losses.get(name)
+    per_example = losses.get(name)  # as Keras 3: the function, one loss per example
+    np.testing.assert_allclose(per_example(y_true, y_pred).numpy(), fn(y_true, y_pred), rtol=1e-6)
+    loss = losses.for_compile(name)  # what compile(loss=name) trains: their mean
     assert float(loss(y_true, y_pred)) == pytest.approx(np.mean(fn(y_true, y_pred)), rel=1e-6)
     check_gradients(lambda p: loss(mt.constant(y_true), p), [y_pred], order=1)
     check_gradients(lambda p: loss(mt.constant(y_true), p), [y_pred], order=2)
@@ -123,6 +125,27 @@ def test_binary_crossentropy_label_smoothing_moves_targets_towards_one_half():
     want = -np.mean(target * np.log(probability) + (1 - target) * np.log(1 - probability))
     got = losses.BinaryCrossentropy(from_logits=True, label_smoothing=0.2)(y_true, logits)
     assert float(got) == pytest.approx(want, rel=1e-6) == pytest.approx(0.3700948, rel=1e-6)  # Keras 3
+
+
+def test_get_follows_keras_3_and_compile_still_averages():
+    assert losses.get("mse") is losses.mean_squared_error is losses.get("mean_squared_error")
+    assert losses.get("categorical_crossentropy") is losses.categorical_crossentropy
+    assert isinstance(losses.get("MeanSquaredError"), losses.MeanSquaredError)
+    assert isinstance(losses.get(losses.Huber), losses.Huber)
+    mine, instance = (lambda t, p: p), losses.Huber(delta=2.0)
+    assert losses.get(mine) is mine and losses.get(instance) is instance
+    # Keras 3: get("mse")(zeros((3, 2)), ones((3, 2))) is [1, 1, 1]
+    np.testing.assert_array_equal(losses.get("mse")(np.zeros((3, 2)), np.ones((3, 2))).numpy(), [1.0, 1.0, 1.0])
+    with pytest.raises(ValueError, match="Unknown loss function: 'nope'.*mean_squared_error"):
+        losses.get("nope")
+    x, y = np.array([[1.0, 2.0], [3.0, -1.0]]), np.array([[0.5], [2.0]])
+    results = []
+    for loss in ("mse", "mean_squared_error", losses.MeanSquaredError(), losses.mean_squared_error):
+        model = keras.Sequential([keras.layers.Dense(1, kernel_initializer="ones", bias_initializer="zeros")])
+        model.compile("sgd", loss=loss)
+        results.append(model.evaluate(x, y, verbose=0))
+    prediction = x.sum(axis=1, keepdims=True)
+    assert results == pytest.approx([np.mean((prediction - y) ** 2)] * 4)
 
 
 @pytest.mark.parametrize("name", ["huber", "log_cosh", "kl_divergence", "cosine_similarity", "mae", "mse"])

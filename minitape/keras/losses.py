@@ -339,43 +339,73 @@ class CosineSimilarity(LossFunctionWrapper):
         super().__init__(cosine_similarity, name, reduction, axis=axis)
 
 
-_BY_NAME = {
-    "sparse_categorical_crossentropy": SparseCategoricalCrossentropy,
-    "categorical_crossentropy": CategoricalCrossentropy,
-    "binary_crossentropy": BinaryCrossentropy,
-    "mean_squared_error": MeanSquaredError,
-    "mse": MeanSquaredError,
-    "mean_absolute_error": MeanAbsoluteError,
-    "mae": MeanAbsoluteError,
-    "mean_absolute_percentage_error": MeanAbsolutePercentageError,
-    "mape": MeanAbsolutePercentageError,
-    "huber": Huber,
-    "huber_loss": Huber,
-    "log_cosh": LogCosh,
-    "logcosh": LogCosh,
-    "kl_divergence": KLDivergence,
-    "kld": KLDivergence,
-    "kullback_leibler_divergence": KLDivergence,
-    "cosine_similarity": CosineSimilarity,
+_FUNCTIONS = {
+    fn.__name__: fn
+    for fn in (
+        sparse_categorical_crossentropy,
+        categorical_crossentropy,
+        binary_crossentropy,
+        mean_squared_error,
+        mean_absolute_error,
+        mean_absolute_percentage_error,
+        huber,
+        log_cosh,
+        kl_divergence,
+        cosine_similarity,
+    )
+}
+_ALIASES = {
+    "mse": "mean_squared_error",
+    "mae": "mean_absolute_error",
+    "mape": "mean_absolute_percentage_error",
+    "huber_loss": "huber",
+    "logcosh": "log_cosh",
+    "kld": "kl_divergence",
+    "kullback_leibler_divergence": "kl_divergence",
+}
+_CLASSES = {
+    cls.__name__: cls
+    for cls in (
+        SparseCategoricalCrossentropy,
+        CategoricalCrossentropy,
+        BinaryCrossentropy,
+        MeanSquaredError,
+        MeanAbsoluteError,
+        MeanAbsolutePercentageError,
+        Huber,
+        LogCosh,
+        KLDivergence,
+        CosineSimilarity,
+    )
 }
 
 
 def get(identifier: Any) -> Any:
-    """A Loss from a name ('sparse_categorical_crossentropy', 'mse', ...), a Loss, or a callable(y_true, y_pred).
-
-    A plain function giving per-example losses is wrapped so that it, too, is averaged over the batch.
-    """
+    """Keras 3's lookup: a function name or alias gives the per-example function ('mse' -> mean_squared_error,
+    one loss per example, not averaged); a class name ('MeanSquaredError') or a Loss class gives an instance;
+    a Loss object or any other callable comes back as it is."""
     if isinstance(identifier, str):
-        if identifier not in _BY_NAME:
-            raise ValueError(f"Unknown loss function: {identifier!r}. Use one of {sorted(_BY_NAME)}, or a Loss object.")
-        return _BY_NAME[identifier]()
-    if isinstance(identifier, Loss):
-        return identifier
+        name = _ALIASES.get(identifier, identifier)
+        if name in _FUNCTIONS:
+            return _FUNCTIONS[name]
+        if name in _CLASSES:
+            return _CLASSES[name]()
+        known = sorted({*_FUNCTIONS, *_ALIASES, *_CLASSES})
+        raise ValueError(f"Unknown loss function: {identifier!r}. Use one of {known}, or a Loss object.")
     if isinstance(identifier, type) and issubclass(identifier, Loss):
         return identifier()
-    if callable(identifier):
-        return LossFunctionWrapper(identifier, getattr(identifier, "__name__", "loss"))
+    if isinstance(identifier, Loss) or callable(identifier):
+        return identifier
     raise ValueError(f"Could not interpret loss {identifier!r}: pass a name, a Loss object or a callable")
+
+
+def for_compile(identifier: Any) -> Loss:
+    """The Loss `compile(loss=...)` trains: `get(identifier)`, with a function (by name or your own) wrapped so
+    that its per-example losses are averaged over the batch, named after the function as Keras names it."""
+    loss = get(identifier)
+    if isinstance(loss, Loss):
+        return loss
+    return LossFunctionWrapper(loss, getattr(loss, "__name__", "loss"))
 
 
 mse = MSE = mean_squared_error

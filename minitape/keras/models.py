@@ -137,7 +137,7 @@ class Model(Layer):
             raise TypeError(f"compile: unexpected keyword argument(s) {sorted(unknown)}")
         self.optimizer = optimizers_module.get(optimizer)
         self.loss = compile_utils.by_output(
-            loss, self, "loss", lambda item: losses_module.get(item) if item is not None else None
+            loss, self, "loss", lambda item: losses_module.for_compile(item) if item is not None else None
         )
         self.loss_weights = loss_weights
         if isinstance(self.loss, (list, dict)) or len(self.outputs) > 1 or isinstance(metrics, dict):
