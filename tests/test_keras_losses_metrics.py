@@ -187,6 +187,86 @@ def test_subclassing_loss_with_only_call():
     model.fit(np.ones((4, 2)), np.ones((4, 1)), epochs=1, verbose=0)
 
 
+ZEROS = np.zeros((3, 2), np.float32)
+ROWS = np.array([[1.0, 1.0], [2.0, 2.0], [3.0, 3.0]], np.float32)  # squared errors per example: 1, 4, 9
+
+
+@pytest.mark.parametrize(
+    ("reduction", "sample_weight", "keras_3"),
+    [
+        ("sum_over_batch_size", [[1.0], [2.0], [3.0]], 12.0),  # a column of weights, (batch, 1)
+        ("sum_over_batch_size", [1.0, 2.0, 0.0], 3.0),
+        ("mean", [1.0, 2.0, 0.0], 3.0),  # Keras 3's 'mean' is 'sum_over_batch_size'
+        ("mean", 2.0, 28.0 / 3.0),
+        ("sum", [[1.0], [2.0], [3.0]], 36.0),
+        ("mean_with_sample_weight", [[1.0], [2.0], [3.0]], 6.0),  # over the sum of the weights
+        ("mean_with_sample_weight", 2.0, 14.0),  # (as Keras: the scalar weight itself, not broadcast)
+        ("mean_with_sample_weight", None, 14.0 / 3.0),
+    ],
+)
+def test_sample_weights_and_reductions_give_keras_3_numbers(reduction, sample_weight, keras_3):
+    per_example = np.array([1.0, 4.0, 9.0])
+    weights = np.ones(3) if sample_weight is None else np.broadcast_to(np.ravel(sample_weight), 3)
+    total = float(np.sum(per_example * weights))
+    divisor = {"sum": 1.0, "mean_with_sample_weight": np.sum(sample_weight if sample_weight is not None else 3.0)}
+    assert total / divisor.get(reduction, 3.0) == pytest.approx(keras_3)
+    got = losses.MeanSquaredError(reduction=reduction)(ZEROS, ROWS, sample_weight=sample_weight)
+    assert float(got) == pytest.approx(keras_3)
+
+
+def test_a_column_of_sample_weights_fits_as_keras_fits_it():
+    # Keras 3 gives 2.0 for MSE(zeros((3, 2)), ones((3, 2)), sample_weight=[[1], [2], [3]]): (1 + 2 + 3) / 3
+    got = losses.MeanSquaredError()(ZEROS, np.ones((3, 2), np.float32), sample_weight=[[1.0], [2.0], [3.0]])
+    assert float(got) == pytest.approx(2.0)
+    none = losses.MeanSquaredError(reduction="none")(ZEROS, ROWS, sample_weight=[[1.0], [2.0], [3.0]])
+    np.testing.assert_allclose(none.numpy(), [[1.0], [8.0], [27.0]])  # Keras 3 keeps the column too
+    # labels and predictions (batch, 1) with weights (batch,) or (batch, 1): Keras 3 gives 1.1001732 for both
+    y_true, y_pred = np.array([[1.0], [0.0], [1.0]]), np.array([[0.9], [0.2], [0.4]])
+    want = -np.mean([1 * np.log(0.9), 2 * np.log(0.8), 3 * np.log(0.4)])
+    for weights in ([1.0, 2.0, 3.0], [[1.0], [2.0], [3.0]]):
+        assert float(losses.BinaryCrossentropy()(y_true, y_pred, sample_weight=weights)) == pytest.approx(want)
+    with pytest.raises(ValueError, match=r"sample_weight of shape \(2,\) does not fit .* \(3,\).*shape \(3,\)"):
+        losses.MeanSquaredError()(ZEROS, ROWS, sample_weight=[1.0, 2.0])
+    with pytest.raises(ValueError, match="reduction must be one of"):
+        losses.MeanSquaredError(reduction="average")
+
+
+def test_metrics_broadcast_a_weight_per_example_as_keras_does():
+    y_true = np.array([[1.0], [0.0], [1.0]], np.float32)
+    y_pred = np.array([[0.9], [0.8], [0.2]], np.float32)
+    # numbers from Keras 3, with sample_weight [1, 2, 3] or [[1], [2], [3]]: the weighted counts are
+    # tp = 1 (example 0), fp = 2 (example 1), fn = 3 (example 2), tn = 0
+    expected = {
+        metrics.Precision: 1 / 3,
+        metrics.Recall: 1 / 4,
+        metrics.TruePositives: 1.0,
+        metrics.FalsePositives: 2.0,
+        metrics.FalseNegatives: 3.0,
+        metrics.TrueNegatives: 0.0,
+        metrics.AUC: (1 * 2) / ((1 + 3) * 2),  # weighted pairs ranked right: positive 0 above negative 1
+        metrics.BinaryAccuracy: 1 / 6,
+        metrics.MeanSquaredError: (0.01 + 2 * 0.64 + 3 * 0.64) / 6,
+    }
+    for weights in ([1.0, 2.0, 3.0], [[1.0], [2.0], [3.0]]):
+        for cls, value in expected.items():
+            metric = cls()
+            metric.update_state(y_true, y_pred, sample_weight=np.array(weights, np.float32))
+            assert float(metric.result()) == pytest.approx(value, rel=1e-5), cls.__name__
+    # two labels per example: the example's weight reaches both (Keras 3: precision 0.66667, MSE 0.30583)
+    y_true2, y_pred2 = np.array([[1, 0], [0, 0], [1, 1]]), np.array([[0.9, 0.1], [0.8, 0.3], [0.2, 0.7]])
+    precision, mse = metrics.Precision(), metrics.MeanSquaredError()
+    for metric in (precision, mse):
+        metric.update_state(y_true2, y_pred2, sample_weight=[1.0, 2.0, 3.0])
+    assert float(precision.result()) == pytest.approx((1 + 3) / (1 + 2 + 3))  # tp: 1 + 3, predicted: 1 + 2 + 3
+    per_example = np.mean((y_true2 - y_pred2) ** 2, axis=1)
+    assert float(mse.result()) == pytest.approx(np.sum(per_example * [1, 2, 3]) / 6, rel=1e-6)
+    mean = metrics.Mean()  # values per element, weights per example: each row is averaged first
+    mean.update_state([[1.0, 2.0], [3.0, 5.0]], sample_weight=[1.0, 3.0])
+    assert float(mean.result()) == pytest.approx((1.5 + 3 * 4.0) / 4)  # Keras 3: 3.375
+    with pytest.raises(ValueError, match=r"precision: sample_weight of shape|Precision: sample_weight of shape"):
+        metrics.Precision().update_state(y_true, y_pred, sample_weight=[1.0, 2.0])
+
+
 def test_a_loss_class_without_call_says_what_to_define():
     with pytest.raises(NotImplementedError, match="must define call"):
         losses.Loss()(np.ones((1, 1)), np.ones((1, 1)))

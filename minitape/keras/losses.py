@@ -15,6 +15,7 @@ from minitape import name_scope
 from minitape.keras import backend
 from minitape.ops.api import abs as abs_
 from minitape.ops.api import clip_by_value, log, maximum, minimum, reduce_mean, reduce_sum, reshape, rsqrt, square
+from minitape.ops.composite_ops import divide_no_nan
 from minitape.ops.math_ops import cast
 from minitape.ops.nn_ops import (
     log_softmax,
@@ -192,17 +193,22 @@ def cosine_similarity(y_true: Any, y_pred: Any, axis: int = -1) -> Any:
     return -cosine_similarity_values(y_true, y_pred, axis=axis)
 
 
+_REDUCTIONS = ("sum_over_batch_size", "mean", "mean_with_sample_weight", "sum", "none", "auto", None)
+
+
 class Loss:
     """`loss(y_true, y_pred, sample_weight=None)`: the per-example losses of `call`, reduced over the batch.
 
     Subclass it and define `call(y_true, y_pred)` returning one loss per example, as in Keras;
-    `reduction` is 'sum_over_batch_size' (the mean, the default), 'sum' or 'none'.
+    `reduction` is 'sum_over_batch_size' (the mean over the batch, the default; 'mean' is the same, as in
+    Keras 3), 'mean_with_sample_weight' (the weighted sum over the sum of the sample weights), 'sum' or 'none'.
     """
 
     def __init__(self, name: str | None = None, reduction: str = "sum_over_batch_size", dtype: Any = None) -> None:
-        if reduction not in ("sum_over_batch_size", "auto", "sum", "none", None):
+        if reduction not in _REDUCTIONS:
             raise ValueError(
-                f"{type(self).__name__}: reduction must be 'sum_over_batch_size', 'sum' or 'none', not {reduction!r}"
+                f"{type(self).__name__}: reduction must be one of {[r for r in _REDUCTIONS if r]} or None, "
+                f"not {reduction!r}"
             )
         self.name = name or backend.snake_case(type(self).__name__)
         self.reduction = reduction or "none"
@@ -216,25 +222,45 @@ class Loss:
             losses = self.call(y_true, y_pred)
             if not isinstance(losses, TensorLike):
                 losses = _tensor(losses, backend.floatx())
+            weights = None
             if sample_weight is not None:
-                weights = _tensor(sample_weight, losses.dtype.name)
-                if len(weights.shape) > len(losses.shape) or (
-                    len(weights.shape) and len(losses.shape) and weights.shape[0] != losses.shape[0]
-                ):
-                    raise ValueError(
-                        f"{self.name}: sample_weight of shape {tuple(weights.shape)} does not fit the per-example "
-                        f"losses of shape {tuple(losses.shape)}; give one weight per example"
-                    )
-                if len(weights.shape) and len(weights.shape) < len(losses.shape):
-                    weights = reshape(
-                        weights, (*tuple(weights.shape), *([1] * (len(losses.shape) - len(weights.shape))))
-                    )
+                losses, weights = self._fit_weights(losses, _tensor(sample_weight, losses.dtype.name))
                 losses = losses * weights
-            if self.reduction == "none":
+            if self.reduction == "none" or not len(losses.shape):
                 return losses
             if self.reduction == "sum":
                 return reduce_sum(losses)
+            if self.reduction == "mean_with_sample_weight" and weights is not None:
+                return divide_no_nan(reduce_sum(losses), reduce_sum(weights))
             return reduce_mean(losses)
+
+    def _fit_weights(self, losses: Any, weights: Any) -> tuple[Any, Any]:
+        """Losses and sample weights made to broadcast, as Keras does: a trailing axis of size 1 that only one
+        has is matched ((batch,) against (batch, 1)), and weights (batch,) reach losses (batch, ...)."""
+        given = tuple(weights.shape)
+        l_rank, w_rank = len(losses.shape), len(weights.shape)
+        if l_rank == w_rank + 1 and losses.shape[-1] == 1:
+            losses = reshape(losses, tuple(losses.shape)[:-1]) if w_rank != 1 else losses
+            weights = reshape(weights, (*tuple(weights.shape), 1)) if w_rank == 1 else weights
+        elif w_rank == l_rank + 1 and weights.shape[-1] == 1:
+            if l_rank == 1:
+                losses = reshape(losses, (*tuple(losses.shape), 1))
+            else:
+                weights = reshape(weights, tuple(weights.shape)[:-1])
+        l_shape, w_shape = tuple(losses.shape), tuple(weights.shape)
+        if 0 < len(w_shape) < len(l_shape):  # one weight per example: (batch,) -> (batch, 1, ...)
+            w_shape = (*w_shape, *([1] * (len(l_shape) - len(w_shape))))
+            weights = reshape(weights, w_shape)
+        try:
+            fits = np.broadcast_shapes(l_shape, w_shape) == l_shape
+        except ValueError:
+            fits = False
+        if not fits:
+            raise ValueError(
+                f"{self.name}: sample_weight of shape {given} does not fit the per-example "
+                f"losses of shape {l_shape}; give one weight per example, shape ({l_shape[0] if l_shape else 1},)"
+            )
+        return losses, weights
 
     def get_config(self) -> dict:
         return {"name": self.name, "reduction": self.reduction}

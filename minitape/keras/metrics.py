@@ -52,12 +52,24 @@ class Metric:
 
     reset_states = reset_state
 
-    def _add(self, values: np.ndarray, sample_weight: Any = None) -> None:
+    def _add(self, values: Any, sample_weight: Any = None) -> None:
+        """Add per-example values (any trailing axes are averaged) with their weights, as Keras 3's Mean does."""
         values = np.asarray(values, dtype=np.float64)
-        weights = np.ones_like(values)
-        if sample_weight is not None:
-            weights = np.broadcast_to(to_numpy(sample_weight), values.shape)
-        self._total += float(np.sum(values * weights))
+        if sample_weight is None:
+            per_example = values.mean(axis=tuple(range(1, values.ndim))) if values.ndim > 1 else values
+            self._total += float(np.sum(per_example))
+            self._count += float(values.shape[0] if values.ndim else 1)
+            return
+        weights = np.asarray(to_numpy(sample_weight), dtype=np.float64)
+        values, weights = _same_rank(values, weights)
+        if values.ndim > weights.ndim:  # values per element, weights per example: average the values first
+            values = values.mean(axis=tuple(range(weights.ndim, values.ndim)))
+        weights = _broadcast_weights(self.name, weights, values.shape)
+        weighted = values * weights
+        if weights.ndim > 1:
+            weighted = weighted.mean(axis=tuple(range(1, weights.ndim)))
+            weights = weights.mean(axis=tuple(range(1, weights.ndim)))
+        self._total += float(np.sum(weighted))
         self._count += float(np.sum(weights))
 
     def result(self) -> Tensor:
@@ -71,18 +83,46 @@ class Metric:
         return f"<{type(self).__name__} name={self.name} result={float(self.result()):.4f}>"
 
 
+def _same_rank(a: np.ndarray, b: np.ndarray, expand_rank_1: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Keras' squeeze_or_expand_to_same_rank: a trailing axis of size 1 that only one of a and b has is removed,
+    or (when the other is 1-D) added to the other, so (batch,) meets (batch, 1)."""
+    if a.ndim == b.ndim + 1 and a.shape[-1] == 1:
+        if b.ndim == 1 and expand_rank_1:
+            b = b[:, None]
+        else:
+            a = a[..., 0]
+    elif b.ndim == a.ndim + 1 and b.shape[-1] == 1:
+        if a.ndim == 1 and expand_rank_1:
+            a = a[:, None]
+        else:
+            b = b[..., 0]
+    return a, b
+
+
+def _broadcast_weights(metric: str, weights: np.ndarray, shape: tuple) -> np.ndarray:
+    """Sample weights broadcast to `shape`, or an error naming both shapes."""
+    try:
+        return np.broadcast_to(weights, shape)
+    except ValueError:
+        raise ValueError(
+            f"{metric}: sample_weight of shape {weights.shape} does not fit values of shape {tuple(shape)}; give "
+            f"one weight per example, shape ({shape[0] if shape else 1},)"
+        ) from None
+
+
 class Mean(Metric):
     """The mean of the values given so far: `train_loss(loss)` in a custom loop."""
 
     def update_state(self, values: Any, sample_weight: Any = None) -> None:
-        self._add(np.ravel(to_numpy(values)), sample_weight)
+        self._add(to_numpy(values), sample_weight)
 
 
 class Accuracy(Metric):
     """How often y_pred equals y_true exactly."""
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
-        self._add(np.ravel(to_numpy(y_true) == to_numpy(y_pred)), sample_weight)
+        y_true, y_pred = _same_rank(np.asarray(to_numpy(y_true)), np.asarray(to_numpy(y_pred)))
+        self._add(y_true == y_pred, sample_weight)
 
 
 class SparseCategoricalAccuracy(Metric):
@@ -132,8 +172,7 @@ class MeanMetricWrapper(Metric):
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         y_true, y_pred = _floating(y_true), _floating(y_pred)  # as Keras casts to the metric's float dtype
-        values = to_numpy(self.fn(y_true, y_pred, **self.fn_kwargs))
-        self._add(np.ravel(values), sample_weight)
+        self._add(to_numpy(self.fn(y_true, y_pred, **self.fn_kwargs)), sample_weight)
 
 
 class MeanSquaredError(MeanMetricWrapper):
@@ -200,7 +239,7 @@ class RootMeanSquaredError(Metric):
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         values = losses.mean_squared_error(_floating(y_true), _floating(y_pred))
-        self._add(np.ravel(to_numpy(values)), sample_weight)
+        self._add(to_numpy(values), sample_weight)
 
     def result(self) -> Tensor:
         return Tensor(np.asarray(np.sqrt(np.asarray(super().result()))))
@@ -228,8 +267,10 @@ class _Confusion(Metric):
         scores = y_pred.reshape(-1)
         if sample_weight is None:
             weights = np.ones_like(scores)
-        else:
-            weights = np.broadcast_to(np.asarray(to_numpy(sample_weight), np.float64), y_pred.shape).reshape(-1)
+        else:  # as Keras: a weight per example reaches every label of it, (batch,) against (batch, 1) too
+            weights = np.asarray(to_numpy(sample_weight), np.float64)[..., None]
+            _, weights = _same_rank(y_true.reshape(y_pred.shape), weights, expand_rank_1=False)
+            weights = _broadcast_weights(type(self).__name__, weights, y_pred.shape).reshape(-1)
         predicted = scores[None, :] > thresholds[:, None]  # (thresholds, examples)
         positive, negative = weights * labels, weights * ~labels
         tp = (predicted * positive).sum(axis=1)
