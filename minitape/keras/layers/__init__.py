@@ -19,7 +19,22 @@ from minitape.keras.layers.convolutional import (
 )
 from minitape.keras.layers.core import Activation, Dense, Dropout, Flatten, Lambda, ReLU, Reshape
 from minitape.keras.layers.embedding import Embedding
-from minitape.keras.layers.merging import Add, Average, Concatenate, Multiply, Subtract, add, concatenate
+from minitape.keras.layers.merging import (
+    Add,
+    Average,
+    Concatenate,
+    Maximum,
+    Minimum,
+    Multiply,
+    Subtract,
+    add,
+    average,
+    concatenate,
+    multiply,
+    subtract,
+)
+from minitape.keras.layers.merging import maximum_ as maximum
+from minitape.keras.layers.merging import minimum_ as minimum
 from minitape.keras.layers.normalization import BatchNormalization, LayerNormalization
 from minitape.keras.layers.preprocessing import Normalization, Rescaling
 from minitape.keras.layers.reshaping import Cropping2D, Permute, RepeatVector, UpSampling2D, ZeroPadding2D
