@@ -267,6 +267,131 @@ def test_metrics_broadcast_a_weight_per_example_as_keras_does():
         metrics.Precision().update_state(y_true, y_pred, sample_weight=[1.0, 2.0])
 
 
+RNG = np.random.default_rng(1)
+COUNTS, RATES = RNG.uniform(0, 3, (4, 3)), RNG.uniform(0.1, 3, (4, 3))
+BINARY = (RNG.uniform(size=(4, 3)) > 0.5).astype(float)
+SCORES = RNG.normal(size=(4, 3))
+ONE_HOT = np.eye(3)[[0, 2, 1, 1]]
+
+
+def _margin_labels(y):
+    return 2 * y - 1 if np.all((y == 0) | (y == 1)) else y
+
+
+@pytest.mark.parametrize(
+    ("name", "cls", "metric", "y_true", "y_pred", "fn"),
+    [
+        (
+            "msle",
+            losses.MeanSquaredLogarithmicError,
+            metrics.MeanSquaredLogarithmicError,
+            COUNTS,
+            RATES,
+            lambda t, p: np.mean((np.log1p(np.maximum(p, EPS)) - np.log1p(np.maximum(t, EPS))) ** 2, -1),
+        ),
+        (
+            "hinge",
+            losses.Hinge,
+            metrics.Hinge,
+            BINARY,
+            SCORES,
+            lambda t, p: np.mean(np.maximum(1 - _margin_labels(t) * p, 0), -1),
+        ),
+        (
+            "squared_hinge",
+            losses.SquaredHinge,
+            metrics.SquaredHinge,
+            2 * BINARY - 1,
+            SCORES,
+            lambda t, p: np.mean(np.maximum(1 - t * p, 0) ** 2, -1),
+        ),
+        (
+            "categorical_hinge",
+            losses.CategoricalHinge,
+            metrics.CategoricalHinge,
+            ONE_HOT,
+            SCORES,
+            lambda t, p: np.maximum(np.max((1 - t) * p, -1) - np.sum(t * p, -1) + 1, 0),
+        ),
+        (
+            "poisson",
+            losses.Poisson,
+            metrics.Poisson,
+            COUNTS,
+            RATES,
+            lambda t, p: np.mean(p - t * np.log(p + EPS), -1),
+        ),
+    ],
+)
+def test_more_keras_3_losses_by_class_function_and_name_and_as_metrics(name, cls, metric, y_true, y_pred, fn):
+    want = fn(y_true, y_pred)
+    np.testing.assert_allclose(losses.get(name)(y_true, y_pred).numpy(), want, rtol=1e-5)
+    np.testing.assert_allclose(getattr(losses, name)(y_true, y_pred).numpy(), want, rtol=1e-5)
+    assert float(cls()(y_true, y_pred)) == pytest.approx(want.mean(), rel=1e-5)
+    weights = np.array([1.0, 2.0, 0.5, 3.0])
+    assert float(cls()(y_true, y_pred, sample_weight=weights)) == pytest.approx(np.mean(want * weights), rel=1e-5)
+    running = metric()
+    running.update_state(y_true, y_pred, sample_weight=weights)
+    assert float(running.result()) == pytest.approx(np.sum(want * weights) / weights.sum(), rel=1e-5)
+    assert type(metrics.get(name)) is metric
+    check_gradients(lambda p: cls()(mt.constant(y_true), p), [y_pred + 0.013], order=1)  # off the kinks
+
+
+def test_keras_3_values_of_the_new_losses():
+    # Keras 3 on the same data: MeanSquaredLogarithmicError, Hinge, SquaredHinge, CategoricalHinge, Poisson
+    y_true, y_pred = COUNTS.astype(np.float32), RATES.astype(np.float32)
+    assert float(losses.MeanSquaredLogarithmicError()(y_true, y_pred)) == pytest.approx(0.13443, abs=1e-5)
+    assert float(losses.Poisson()(y_true, y_pred)) == pytest.approx(0.89137, abs=1e-5)
+    assert float(losses.Hinge()(BINARY, SCORES.astype(np.float32))) == pytest.approx(1.37717, abs=1e-5)
+    assert float(losses.SquaredHinge()(BINARY, SCORES.astype(np.float32))) == pytest.approx(2.28357, abs=1e-5)
+    assert float(losses.CategoricalHinge()(ONE_HOT, SCORES.astype(np.float32))) == pytest.approx(1.18598, abs=1e-5)
+
+
+def test_top_k_accuracies_count_ties_at_the_edge_as_in_the_top_k():
+    scores = np.array([[0.1, 0.5, 0.3, 0.1], [0.4, 0.4, 0.1, 0.1], [0.2, 0.3, 0.3, 0.2], [0.7, 0.1, 0.1, 0.1]])
+    labels = np.array([2, 1, 0, 3])  # ranks of the label's score: 2nd, tied 1st, 3rd (tied), tied 2nd
+    weights = np.array([1.0, 2.0, 0.5, 3.0])
+    for k, hits in ((1, [0, 1, 0, 0]), (2, [1, 1, 0, 1]), (3, [1, 1, 1, 1])):
+        dense = metrics.TopKCategoricalAccuracy(k=k)
+        dense.update_state(np.eye(4)[labels], scores)
+        assert float(dense.result()) == pytest.approx(np.mean(hits))  # Keras 3: 0.25, 0.75, 1.0
+        sparse = metrics.SparseTopKCategoricalAccuracy(k=k)
+        sparse.update_state(labels[:, None], scores, sample_weight=weights)
+        assert float(sparse.result()) == pytest.approx(np.sum(weights * hits) / weights.sum(), rel=1e-6)
+    default = metrics.TopKCategoricalAccuracy()
+    assert default.k == 5 and default.name == "top_k_categorical_accuracy"
+
+
+def test_r2_score_accumulates_over_batches_as_keras_3_does():
+    rng = np.random.default_rng(2)
+    y = rng.normal(size=(6, 2))
+    p = y + 0.3 * rng.normal(size=(6, 2))
+    w = np.array([1.0, 1.0, 1.0, 1.0, 2.0, 0.5])[:, None]
+
+    def raw(y, p, w):
+        mean = np.sum(w * y, 0) / np.sum(w * np.ones_like(y), 0)
+        return 1 - np.sum(w * (y - p) ** 2, 0) / np.sum(w * (y - mean) ** 2, 0)
+
+    scores = raw(y, p, w)
+    variances = np.sum(w * (y - np.sum(w * y, 0) / np.sum(w * np.ones_like(y), 0)) ** 2, 0)
+    for options, want in (
+        ({}, scores.mean()),
+        ({"class_aggregation": "variance_weighted_average"}, np.sum(variances * scores) / variances.sum()),
+        ({"class_aggregation": None}, scores),
+        ({"num_regressors": 2}, 1 - (1 - scores.mean()) * (12 - 1) / (12 - 2 - 1)),
+    ):
+        metric = metrics.R2Score(**options)
+        metric.update_state(y[:3], p[:3])
+        metric.update_state(y[3:], p[3:], sample_weight=w[3:, 0])
+        np.testing.assert_allclose(metric.result().numpy(), want, rtol=1e-5)
+    with pytest.warns(UserWarning, match="adjusted R2 needs fewer"):
+        big = metrics.R2Score(num_regressors=20)
+        big.update_state(y, p)
+        big.result()
+    with pytest.raises(ValueError, match="class_aggregation must be"):
+        metrics.R2Score(class_aggregation="median")
+
+
 def test_a_loss_class_without_call_says_what_to_define():
     with pytest.raises(NotImplementedError, match="must define call"):
         losses.Loss()(np.ones((1, 1)), np.ones((1, 1)))

@@ -14,7 +14,18 @@ import numpy as np
 from minitape import name_scope
 from minitape.keras import backend
 from minitape.ops.api import abs as abs_
-from minitape.ops.api import clip_by_value, log, maximum, minimum, reduce_mean, reduce_sum, reshape, rsqrt, square
+from minitape.ops.api import (
+    clip_by_value,
+    log,
+    maximum,
+    minimum,
+    reduce_max,
+    reduce_mean,
+    reduce_sum,
+    reshape,
+    rsqrt,
+    square,
+)
 from minitape.ops.composite_ops import divide_no_nan
 from minitape.ops.math_ops import cast
 from minitape.ops.nn_ops import (
@@ -176,6 +187,45 @@ def kl_divergence(y_true: Any, y_pred: Any) -> Any:
     y_true = clip_by_value(y_true, eps, 1.0)
     y_pred = clip_by_value(y_pred, eps, 1.0)
     return reduce_sum(y_true * log(y_true / y_pred), axis=-1)
+
+
+def mean_squared_logarithmic_error(y_true: Any, y_pred: Any) -> Any:
+    """Per-example mean over the last axis of (log(1 + y_pred) - log(1 + y_true))^2, both floored at eps."""
+    y_true, y_pred = _paired("MeanSquaredLogarithmicError", y_true, y_pred, "they must match")
+    eps = backend.epsilon()
+    return reduce_mean(square(log(maximum(y_pred, eps) + 1.0) - log(maximum(y_true, eps) + 1.0)), axis=-1)
+
+
+def _hinge_labels(y_true: Any) -> Any:
+    """Labels of 0 and 1 become -1 and 1, as Keras converts them; labels already -1/1 stay."""
+    values = backend.to_numpy(y_true)
+    return 2.0 * y_true - 1.0 if np.all((values == 0) | (values == 1)) else y_true
+
+
+def hinge(y_true: Any, y_pred: Any) -> Any:
+    """Per-example mean over the last axis of max(1 - y_true y_pred, 0), for labels -1/1 (or 0/1)."""
+    y_true, y_pred = _paired("Hinge", y_true, y_pred, "they must match (reshape one, e.g. y[:, None])")
+    return reduce_mean(maximum(1.0 - _hinge_labels(y_true) * y_pred, 0.0), axis=-1)
+
+
+def squared_hinge(y_true: Any, y_pred: Any) -> Any:
+    """Per-example mean over the last axis of max(1 - y_true y_pred, 0)^2, for labels -1/1 (or 0/1)."""
+    y_true, y_pred = _paired("SquaredHinge", y_true, y_pred, "they must match (reshape one, e.g. y[:, None])")
+    return reduce_mean(square(maximum(1.0 - _hinge_labels(y_true) * y_pred, 0.0)), axis=-1)
+
+
+def categorical_hinge(y_true: Any, y_pred: Any) -> Any:
+    """Per-example max(best wrong score - true score + 1, 0), for one-hot y_true."""
+    y_true, y_pred = _paired("CategoricalHinge", y_true, y_pred, "y_true must be one-hot, shaped as y_pred", False)
+    positive = reduce_sum(y_true * y_pred, axis=-1)
+    negative = reduce_max((1.0 - y_true) * y_pred, axis=-1)
+    return maximum(negative - positive + 1.0, 0.0)
+
+
+def poisson(y_true: Any, y_pred: Any) -> Any:
+    """Per-example mean over the last axis of y_pred - y_true log(y_pred + eps): for counts, y_pred the rate."""
+    y_true, y_pred = _paired("Poisson", y_true, y_pred, "they must match (reshape one, e.g. y[:, None])")
+    return reduce_mean(y_pred - y_true * log(y_pred + backend.epsilon()), axis=-1)
 
 
 def _l2_normalize(x: Any, axis: int) -> Any:
@@ -365,6 +415,31 @@ class CosineSimilarity(LossFunctionWrapper):
         super().__init__(cosine_similarity, name, reduction, axis=axis)
 
 
+class MeanSquaredLogarithmicError(LossFunctionWrapper):
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "mean_squared_logarithmic_error") -> None:
+        super().__init__(mean_squared_logarithmic_error, name, reduction)
+
+
+class Hinge(LossFunctionWrapper):
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "hinge") -> None:
+        super().__init__(hinge, name, reduction)
+
+
+class SquaredHinge(LossFunctionWrapper):
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "squared_hinge") -> None:
+        super().__init__(squared_hinge, name, reduction)
+
+
+class CategoricalHinge(LossFunctionWrapper):
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "categorical_hinge") -> None:
+        super().__init__(categorical_hinge, name, reduction)
+
+
+class Poisson(LossFunctionWrapper):
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "poisson") -> None:
+        super().__init__(poisson, name, reduction)
+
+
 _FUNCTIONS = {
     fn.__name__: fn
     for fn in (
@@ -378,12 +453,18 @@ _FUNCTIONS = {
         log_cosh,
         kl_divergence,
         cosine_similarity,
+        mean_squared_logarithmic_error,
+        hinge,
+        squared_hinge,
+        categorical_hinge,
+        poisson,
     )
 }
 _ALIASES = {
     "mse": "mean_squared_error",
     "mae": "mean_absolute_error",
     "mape": "mean_absolute_percentage_error",
+    "msle": "mean_squared_logarithmic_error",
     "huber_loss": "huber",
     "logcosh": "log_cosh",
     "kld": "kl_divergence",
@@ -402,6 +483,11 @@ _CLASSES = {
         LogCosh,
         KLDivergence,
         CosineSimilarity,
+        MeanSquaredLogarithmicError,
+        Hinge,
+        SquaredHinge,
+        CategoricalHinge,
+        Poisson,
     )
 }
 
@@ -438,4 +524,5 @@ mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
 mape = MAPE = mean_absolute_percentage_error
 kld = KLD = kl_divergence
+msle = MSLE = mean_squared_logarithmic_error
 logcosh = log_cosh

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -229,6 +230,155 @@ class LogCoshError(MeanMetricWrapper):
 
     def __init__(self, name: str = "logcosh", dtype: Any = None, **kwargs: Any) -> None:
         super().__init__(losses.log_cosh, name, dtype, **kwargs)
+
+
+class MeanSquaredLogarithmicError(MeanMetricWrapper):
+    """The running mean of (log(1 + y_pred) - log(1 + y_true))^2."""
+
+    def __init__(self, name: str = "mean_squared_logarithmic_error", dtype: Any = None, **kwargs: Any) -> None:
+        super().__init__(losses.mean_squared_logarithmic_error, name, dtype, **kwargs)
+
+
+class Hinge(MeanMetricWrapper):
+    """The running mean of max(1 - y_true y_pred, 0), labels -1/1 (or 0/1)."""
+
+    def __init__(self, name: str = "hinge", dtype: Any = None, **kwargs: Any) -> None:
+        super().__init__(losses.hinge, name, dtype, **kwargs)
+
+
+class SquaredHinge(MeanMetricWrapper):
+    """The running mean of max(1 - y_true y_pred, 0)^2, labels -1/1 (or 0/1)."""
+
+    def __init__(self, name: str = "squared_hinge", dtype: Any = None, **kwargs: Any) -> None:
+        super().__init__(losses.squared_hinge, name, dtype, **kwargs)
+
+
+class CategoricalHinge(MeanMetricWrapper):
+    """The running mean of max(best wrong score - true score + 1, 0), one-hot labels."""
+
+    def __init__(self, name: str = "categorical_hinge", dtype: Any = None, **kwargs: Any) -> None:
+        super().__init__(losses.categorical_hinge, name, dtype, **kwargs)
+
+
+class Poisson(MeanMetricWrapper):
+    """The running mean of y_pred - y_true log(y_pred)."""
+
+    def __init__(self, name: str = "poisson", dtype: Any = None, **kwargs: Any) -> None:
+        super().__init__(losses.poisson, name, dtype, **kwargs)
+
+
+def _in_top_k(labels: np.ndarray, scores: np.ndarray, k: int) -> np.ndarray:
+    """Whether each label's score is among the k highest of its row (ties at the edge count as in, as in TF)."""
+    scores = scores.reshape(-1, scores.shape[-1])
+    labels = np.asarray(labels).reshape(-1).astype(np.int64)
+    own = scores[np.arange(len(labels)), labels]
+    return np.sum(scores > own[:, None], axis=-1) < k
+
+
+class TopKCategoricalAccuracy(Metric):
+    """How often the true class (argmax of the one-hot y_true) is among the k highest scores of y_pred."""
+
+    def __init__(self, k: int = 5, name: str = "top_k_categorical_accuracy", dtype: Any = None) -> None:
+        self.k = int(k)
+        super().__init__(name, dtype)
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        scores = np.asarray(to_numpy(y_pred))
+        labels = np.argmax(to_numpy(y_true), axis=-1)
+        self._add(_in_top_k(labels, scores, self.k).reshape(labels.shape), sample_weight)
+
+
+class SparseTopKCategoricalAccuracy(Metric):
+    """How often the integer label is among the k highest scores of y_pred."""
+
+    def __init__(
+        self, k: int = 5, name: str = "sparse_top_k_categorical_accuracy", dtype: Any = None, **kwargs: Any
+    ) -> None:
+        if kwargs.get("from_sorted_ids"):
+            raise NotImplementedError("SparseTopKCategoricalAccuracy(from_sorted_ids=True) is not in minitape")
+        self.k = int(k)
+        super().__init__(name, dtype)
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        scores = np.asarray(to_numpy(y_pred))
+        labels = np.asarray(to_numpy(y_true))
+        if labels.ndim == scores.ndim and labels.shape[-1] == 1:
+            labels = labels[..., 0]
+        self._add(_in_top_k(labels, scores, self.k).reshape(labels.shape), sample_weight)
+
+
+class R2Score(Metric):
+    """The coefficient of determination, 1 - sum((y - y_pred)^2) / sum((y - mean y)^2), per output column,
+    then averaged ('uniform_average'), weighted by each column's variance ('variance_weighted_average') or
+    not (None), as Keras 3 computes it over every batch seen; `num_regressors` > 0 gives the adjusted R2."""
+
+    def __init__(
+        self,
+        class_aggregation: str | None = "uniform_average",
+        num_regressors: int = 0,
+        name: str = "r2_score",
+        dtype: Any = None,
+    ) -> None:
+        if class_aggregation not in ("uniform_average", "variance_weighted_average", None):
+            raise ValueError(
+                "R2Score: class_aggregation must be 'uniform_average', 'variance_weighted_average' or None, "
+                f"got {class_aggregation!r}"
+            )
+        if num_regressors < 0:
+            raise ValueError(f"R2Score: num_regressors must be >= 0, got {num_regressors!r}")
+        self.class_aggregation, self.num_regressors = class_aggregation, int(num_regressors)
+        super().__init__(name, dtype)
+
+    def reset_state(self) -> None:
+        super().reset_state()
+        self._sums: np.ndarray | None = None  # per column: weighted sum, sum of squares, squared error, weight
+        self._samples = 0
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        y_true, y_pred = _same_rank(np.asarray(to_numpy(y_true), np.float64), np.asarray(to_numpy(y_pred), np.float64))
+        if y_true.ndim != 2 or y_true.shape != y_pred.shape:
+            raise ValueError(
+                f"R2Score: y_true and y_pred must be 2-D (batch, outputs) of one shape; got {y_true.shape} and "
+                f"{y_pred.shape}"
+            )
+        weights = np.ones(1) if sample_weight is None else np.asarray(to_numpy(sample_weight), np.float64)
+        weights = _broadcast_weights(self.name, weights[:, None] if weights.ndim == 1 else weights, y_true.shape)
+        sums = np.stack(
+            [
+                np.sum(y_true * weights, axis=0),
+                np.sum(y_true * y_true * weights, axis=0),
+                np.sum((y_true - y_pred) ** 2 * weights, axis=0),
+                np.sum(weights, axis=0),
+            ]
+        )
+        if self._sums is not None and self._sums.shape != sums.shape:
+            raise ValueError(f"R2Score: built for {self._sums.shape[1]} outputs, got {sums.shape[1]}")
+        self._sums = sums if self._sums is None else self._sums + sums
+        self._samples += y_true.size
+
+    def result(self) -> Tensor:
+        if self._sums is None:
+            return Tensor(np.asarray(0.0, dtype=np.float32))
+        total_sum, squared_sum, squared_error, count = self._sums
+        with np.errstate(divide="ignore", invalid="ignore"):
+            total = squared_sum - total_sum * (total_sum / count)
+            raw = 1.0 - squared_error / total
+        raw = np.where(np.isinf(raw), 0.0, raw)
+        if self.class_aggregation == "uniform_average":
+            score = np.mean(raw)
+        elif self.class_aggregation == "variance_weighted_average":
+            score = np.sum(total * raw) / np.sum(total)
+        else:
+            score = raw
+        n, p = self._samples, self.num_regressors
+        if p and p >= n - 1:
+            warnings.warn(
+                f"R2Score: {p} regressors for {n} values: the adjusted R2 needs fewer; giving the plain R2 score",
+                stacklevel=2,
+            )
+        elif p:
+            score = 1.0 - (1.0 - score) * (n - 1) / (n - p - 1)
+        return Tensor(np.asarray(score, dtype=np.float32))
 
 
 class RootMeanSquaredError(Metric):
@@ -491,6 +641,15 @@ _BY_NAME: dict[str, Any] = {
     "logcosh": LogCoshError,
     "log_cosh": LogCoshError,
     "cosine_similarity": CosineSimilarity,
+    "msle": MeanSquaredLogarithmicError,
+    "mean_squared_logarithmic_error": MeanSquaredLogarithmicError,
+    "hinge": Hinge,
+    "squared_hinge": SquaredHinge,
+    "categorical_hinge": CategoricalHinge,
+    "poisson": Poisson,
+    "top_k_categorical_accuracy": TopKCategoricalAccuracy,
+    "sparse_top_k_categorical_accuracy": SparseTopKCategoricalAccuracy,
+    "r2_score": R2Score,
     "precision": Precision,
     "true_positives": TruePositives,
     "false_positives": FalsePositives,
