@@ -471,6 +471,10 @@ def test_normalization_before_adapt_and_missing_layers_say_what_to_do():
         layers.LSTM(4)
     with pytest.raises(AttributeError, match="no tf.keras.layers.RandomFlip: augment the images with numpy"):
         layers.RandomFlip("horizontal")
+    with pytest.raises(AttributeError, match="no keras.layers.GaussianNoise: use keras.layers.Dropout"):
+        layers.GaussianNoise(0.1)
+    with pytest.raises(AttributeError, match=r"no keras.layers.ThresholdedReLU: use keras.layers.ReLU\(threshold"):
+        layers.ThresholdedReLU()
 
 
 def test_conv2d_transpose_is_the_adjoint_of_conv2d_and_grows_images_as_keras_does():

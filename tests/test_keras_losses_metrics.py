@@ -392,6 +392,41 @@ def test_r2_score_accumulates_over_batches_as_keras_3_does():
         metrics.R2Score(class_aggregation="median")
 
 
+@pytest.mark.parametrize(
+    ("namespace", "name", "hint"),
+    [
+        (losses, "BinaryFocalCrossentropy", "no focal loss"),
+        (losses, "Dice", "keras.losses.Loss subclass"),
+        (metrics, "F1Score", "TruePositives, FalsePositives and FalseNegatives"),
+        (metrics, "Sum", "running total"),
+        (keras.optimizers, "Lion", "use Adam or AdamW"),
+        (keras.optimizers.schedules, "CosineDecayRestarts", "use CosineDecay"),
+        (keras.activations, "mish", "your own function"),
+        (keras.initializers, "Orthogonal", "GlorotUniform"),
+        (keras.regularizers, "OrthogonalRegularizer", "keras.regularizers.L2"),
+        (keras.callbacks, "TerminateOnNaN", "stop_training"),
+        (metrics, "NoSuchMetric", "What is not there"),
+    ],
+)
+def test_names_keras_3_has_and_minitape_leaves_out_say_what_to_use(namespace, name, hint):
+    short = namespace.__name__.replace("minitape.", "").replace("keras.schedules", "keras.optimizers.schedules")
+    with pytest.raises(AttributeError, match=rf"minitape has no {short}\.{name}: .*{hint}"):
+        getattr(namespace, name)
+    assert not hasattr(namespace, "__no_such_dunder__")  # Python's own probes get a plain AttributeError
+
+
+def test_metric_functions_give_one_value_per_example_as_keras_3():
+    y_true, y_pred = np.array([[1.0], [0.0], [1.0]]), np.array([[0.9], [0.7], [0.2]])
+    np.testing.assert_array_equal(metrics.binary_accuracy(y_true, y_pred).numpy(), [1.0, 0.0, 0.0])
+    scores = np.array([[0.1, 0.5, 0.4], [0.2, 0.3, 0.5]])
+    np.testing.assert_array_equal(metrics.categorical_accuracy(np.eye(3)[[1, 1]], scores).numpy(), [1.0, 0.0])
+    np.testing.assert_array_equal(metrics.sparse_categorical_accuracy(np.array([1, 1]), scores).numpy(), [1.0, 0.0])
+    np.testing.assert_array_equal(metrics.top_k_categorical_accuracy(np.eye(3)[[0, 1]], scores, k=2).numpy(), [0, 1])
+    np.testing.assert_array_equal(metrics.sparse_top_k_categorical_accuracy([2, 0], scores, k=2).numpy(), [1, 0])
+    assert metrics.mse is losses.mean_squared_error and metrics.MSE is metrics.MeanSquaredError
+    assert metrics.kullback_leibler_divergence is losses.kl_divergence is losses.kullback_leibler_divergence
+
+
 def test_a_loss_class_without_call_says_what_to_define():
     with pytest.raises(NotImplementedError, match="must define call"):
         losses.Loss()(np.ones((1, 1)), np.ones((1, 1)))

@@ -90,3 +90,10 @@ def serialize(fn: Callable) -> str:
 
 __all__ = ["get", "linear", "relu", "sigmoid", "softmax", "softplus", "tanh", "exponential", "elu", "selu", "gelu"]
 __all__ += ["swish", "silu", "relu6", "softsign", "leaky_relu", "log_softmax"]
+
+
+def __getattr__(name: str) -> Any:
+    """Activations Keras has and minitape leaves out: an error that says so and what to use instead."""
+    from minitape.keras.unsupported import missing
+
+    raise missing("keras.activations", name)

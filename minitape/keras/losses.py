@@ -523,6 +523,13 @@ def for_compile(identifier: Any) -> Loss:
 mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
 mape = MAPE = mean_absolute_percentage_error
-kld = KLD = kl_divergence
+kld = KLD = kullback_leibler_divergence = kl_divergence
 msle = MSLE = mean_squared_logarithmic_error
 logcosh = log_cosh
+
+
+def __getattr__(name: str) -> Any:
+    """Losses Keras has and minitape leaves out: an error that says so and what to use instead."""
+    from minitape.keras.unsupported import missing
+
+    raise missing("keras.losses", name)

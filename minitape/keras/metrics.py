@@ -126,19 +126,53 @@ class Accuracy(Metric):
         self._add(y_true == y_pred, sample_weight)
 
 
+def _binary_hits(y_true: Any, y_pred: Any, threshold: float) -> np.ndarray:
+    y_pred, y_true = to_numpy(y_pred), to_numpy(y_true)
+    if y_true.size == y_pred.size:
+        y_true = y_true.reshape(y_pred.shape)  # labels (batch,) against predictions (batch, 1)
+    hits = (y_pred > threshold) == (y_true > 0.5)
+    return np.mean(hits.reshape(len(hits), -1), axis=-1) if hits.ndim > 1 else hits
+
+
+def _categorical_hits(y_true: Any, y_pred: Any) -> np.ndarray:
+    return np.argmax(to_numpy(y_pred), axis=-1) == np.argmax(to_numpy(y_true), axis=-1)
+
+
+def _sparse_hits(y_true: Any, y_pred: Any) -> np.ndarray:
+    return np.argmax(to_numpy(y_pred), axis=-1).ravel() == np.ravel(to_numpy(y_true))
+
+
+def _as_values(hits: np.ndarray) -> Tensor:
+    return Tensor(np.asarray(hits, dtype=np.float32))
+
+
+def binary_accuracy(y_true: Any, y_pred: Any, threshold: float = 0.5) -> Tensor:
+    """Per example: the share of its outputs where (y_pred > threshold) matches the 0/1 label."""
+    return _as_values(_binary_hits(y_true, y_pred, threshold))
+
+
+def categorical_accuracy(y_true: Any, y_pred: Any) -> Tensor:
+    """Per example: 1 where argmax(y_pred) is argmax(y_true) (one-hot labels), else 0."""
+    return _as_values(_categorical_hits(y_true, y_pred))
+
+
+def sparse_categorical_accuracy(y_true: Any, y_pred: Any) -> Tensor:
+    """Per example: 1 where argmax(y_pred) is the integer label, else 0."""
+    return _as_values(_sparse_hits(y_true, y_pred))
+
+
 class SparseCategoricalAccuracy(Metric):
     """How often argmax(y_pred) equals the integer label."""
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
-        labels = np.ravel(to_numpy(y_true))
-        self._add(np.argmax(to_numpy(y_pred), axis=-1).ravel() == labels, sample_weight)
+        self._add(_sparse_hits(y_true, y_pred), sample_weight)
 
 
 class CategoricalAccuracy(Metric):
     """How often argmax(y_pred) equals argmax(y_true) (one-hot labels)."""
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
-        self._add(np.argmax(to_numpy(y_pred), axis=-1) == np.argmax(to_numpy(y_true), axis=-1), sample_weight)
+        self._add(_categorical_hits(y_true, y_pred), sample_weight)
 
 
 class BinaryAccuracy(Metric):
@@ -149,11 +183,7 @@ class BinaryAccuracy(Metric):
         super().__init__(name, dtype)
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
-        y_pred, y_true = to_numpy(y_pred), to_numpy(y_true)
-        if y_true.size == y_pred.size:
-            y_true = y_true.reshape(y_pred.shape)  # labels (batch,) against predictions (batch, 1)
-        hits = (y_pred > self.threshold) == (y_true > 0.5)
-        self._add(np.mean(hits.reshape(len(hits), -1), axis=-1) if hits.ndim > 1 else hits, sample_weight)
+        self._add(_binary_hits(y_true, y_pred, self.threshold), sample_weight)
 
 
 def _floating(values: Any) -> Any:
@@ -275,6 +305,23 @@ def _in_top_k(labels: np.ndarray, scores: np.ndarray, k: int) -> np.ndarray:
     return np.sum(scores > own[:, None], axis=-1) < k
 
 
+def _sparse_top_k_hits(y_true: Any, y_pred: Any, k: int) -> np.ndarray:
+    scores, labels = np.asarray(to_numpy(y_pred)), np.asarray(to_numpy(y_true))
+    if labels.ndim == scores.ndim and labels.shape[-1] == 1:
+        labels = labels[..., 0]
+    return _in_top_k(labels, scores, k).reshape(labels.shape)
+
+
+def top_k_categorical_accuracy(y_true: Any, y_pred: Any, k: int = 5) -> Tensor:
+    """Per example: 1 where the true class (argmax of the one-hot y_true) is among the k highest scores."""
+    return _as_values(_sparse_top_k_hits(np.argmax(to_numpy(y_true), axis=-1), y_pred, k))
+
+
+def sparse_top_k_categorical_accuracy(y_true: Any, y_pred: Any, k: int = 5) -> Tensor:
+    """Per example: 1 where the integer label is among the k highest scores."""
+    return _as_values(_sparse_top_k_hits(y_true, y_pred, k))
+
+
 class TopKCategoricalAccuracy(Metric):
     """How often the true class (argmax of the one-hot y_true) is among the k highest scores of y_pred."""
 
@@ -283,9 +330,7 @@ class TopKCategoricalAccuracy(Metric):
         super().__init__(name, dtype)
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
-        scores = np.asarray(to_numpy(y_pred))
-        labels = np.argmax(to_numpy(y_true), axis=-1)
-        self._add(_in_top_k(labels, scores, self.k).reshape(labels.shape), sample_weight)
+        self._add(_sparse_top_k_hits(np.argmax(to_numpy(y_true), axis=-1), y_pred, self.k), sample_weight)
 
 
 class SparseTopKCategoricalAccuracy(Metric):
@@ -300,11 +345,7 @@ class SparseTopKCategoricalAccuracy(Metric):
         super().__init__(name, dtype)
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
-        scores = np.asarray(to_numpy(y_pred))
-        labels = np.asarray(to_numpy(y_true))
-        if labels.ndim == scores.ndim and labels.shape[-1] == 1:
-            labels = labels[..., 0]
-        self._add(_in_top_k(labels, scores, self.k).reshape(labels.shape), sample_weight)
+        self._add(_sparse_top_k_hits(y_true, y_pred, self.k), sample_weight)
 
 
 class R2Score(Metric):
@@ -658,6 +699,25 @@ _BY_NAME: dict[str, Any] = {
     "recall": Recall,
     "auc": AUC,
 }
+
+
+# Keras 3's short class names and the per-example functions (the losses' own, under their metric names)
+MSE, MAE, MAPE, MSLE = MeanSquaredError, MeanAbsoluteError, MeanAbsolutePercentageError, MeanSquaredLogarithmicError
+KLD = KLDivergence
+binary_crossentropy = losses.binary_crossentropy
+categorical_crossentropy = losses.categorical_crossentropy
+sparse_categorical_crossentropy = losses.sparse_categorical_crossentropy
+hinge, squared_hinge, categorical_hinge = losses.hinge, losses.squared_hinge, losses.categorical_hinge
+huber, poisson, logcosh = losses.huber, losses.poisson, losses.log_cosh
+kld = kullback_leibler_divergence = losses.kl_divergence
+mse, mae, mape, msle = losses.mse, losses.mae, losses.mape, losses.msle
+
+
+def __getattr__(name: str) -> Any:
+    """Metrics Keras has and minitape leaves out: an error that says so and what to use instead."""
+    from minitape.keras.unsupported import missing
+
+    raise missing("keras.metrics", name)
 
 
 def get(identifier: Any, loss: Any = None) -> Metric:

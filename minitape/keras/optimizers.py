@@ -465,3 +465,10 @@ def get(identifier: Any) -> Optimizer:
     if isinstance(identifier, str) and identifier.lower() in _BY_NAME:
         return _BY_NAME[identifier.lower()]()
     raise ValueError(f"Unknown optimizer: {identifier!r}. Use one of {sorted(_BY_NAME)}, or an Optimizer object.")
+
+
+def __getattr__(name: str) -> Any:
+    """Optimizers Keras has and minitape leaves out: an error that says so and what to use instead."""
+    from minitape.keras.unsupported import missing
+
+    raise missing("keras.optimizers", name)

@@ -163,3 +163,10 @@ class CosineDecay(LearningRateSchedule):
         else:
             rate = self._cosine(step - self.warmup_steps, self.warmup_target)
         return constant(rate, dtype="float32")
+
+
+def __getattr__(name: str) -> Any:
+    """Schedules Keras has and minitape leaves out: an error that says so and what to use instead."""
+    from minitape.keras.unsupported import missing
+
+    raise missing("keras.optimizers.schedules", name)

@@ -45,4 +45,10 @@ Convolution2DTranspose = Conv2DTranspose
 
 
 def __getattr__(name: str) -> Any:
+    """Layers Keras has and minitape leaves out: an error that says so and what to use instead."""
+    from minitape.keras.unsupported import has_hint
+    from minitape.keras.unsupported import missing as keras_missing
+
+    if has_hint("keras.layers", name):
+        raise keras_missing("keras.layers", name)
     missing.raise_missing("tf.keras.layers", name, missing.LAYERS)
