@@ -154,6 +154,21 @@ def test_early_stopping_stops_and_restores_the_best_weights():
     assert stop.best_epoch == best
 
 
+def test_learning_rate_scheduler_sets_the_rate_each_epoch_and_history_records_it():
+    x, y = regression()
+    model = keras.Sequential([layers.Dense(1)])
+    model.compile(keras.optimizers.SGD(0.1), loss="mse")
+    seen = []
+    record = keras.callbacks.LambdaCallback(on_epoch_end=lambda epoch, logs: seen.append(dict(logs)))
+    halve = keras.callbacks.LearningRateScheduler(lambda epoch, rate: rate * 0.5)
+    history = model.fit(x, y, epochs=3, verbose=0, callbacks=[halve, record])
+    # Keras 3 logs the rate each epoch used under 'learning_rate': 0.05, 0.025, 0.0125
+    assert history.history["learning_rate"] == pytest.approx([0.05, 0.025, 0.0125])
+    assert [logs["learning_rate"] for logs in seen] == pytest.approx([0.05, 0.025, 0.0125])  # later callbacks see it
+    plain = model.fit(x, y, epochs=1, verbose=0)
+    assert "learning_rate" not in plain.history  # only a scheduler adds it, as in Keras 3
+
+
 def test_sample_weight_and_class_weight_weigh_each_examples_loss():
     x = np.array([[1.0], [2.0], [3.0], [4.0]], "float32")
     y = np.array([[0.0], [0.0], [1.0], [1.0]], "float32")

@@ -55,22 +55,99 @@ def test_weights_are_built_on_the_first_call_with_keras_variable_names():
 def test_model_tracks_layers_and_variables_in_attributes_lists_and_dicts():
     model = Blocks()
     model(np.ones((2, 5)))
-    names = [v.name for v in model.trainable_variables]
-    assert names == [
-        "dense/kernel:0",
-        "dense/bias:0",
-        "dense_1/kernel:0",
-        "dense_1/bias:0",
-        "dense_2/kernel:0",
-        "dense_2/bias:0",
-        "scale:0",
-    ]
+    # Keras 3's order (checked with keras.Variable): the model's own variables first, then each sublayer's
+    dense = [f"dense{s}/{w}:0" for s in ("", "_1", "_2") for w in ("kernel", "bias")]
+    assert [v.name for v in model.trainable_variables] == ["scale:0", *dense]
     assert [v.name for v in model.non_trainable_variables] == ["offset:0"]
-    assert len(model.variables) == 8
+    assert [v.name for v in model.variables] == ["scale:0", "offset:0", *dense]
     assert [layer.name for layer in model.layers] == ["dense", "dense_1", "dense_2"]
     model.stack[0].trainable = False  # freezing a layer moves its weights to non_trainable_variables
-    assert [v.name for v in model.non_trainable_variables][:2] == ["dense/kernel:0", "dense/bias:0"]
+    assert [v.name for v in model.non_trainable_variables] == ["offset:0", "dense/kernel:0", "dense/bias:0"]
+    assert [v.name for v in model.variables] == ["scale:0", "offset:0", *dense]  # but not in `variables`
     assert model.count_params() == (5 * 4 + 4) + (4 * 3 + 3) + (3 * 2 + 2) + 2
+
+
+class Scaled(keras.layers.Layer):
+    """A user layer with its own build: a trainable weight, a non-trainable one, another trainable one."""
+
+    def build(self, input_shape):
+        self.w = self.add_weight(shape=(input_shape[-1],), initializer="ones", name="w")
+        self.count = self.add_weight(shape=(), initializer="zeros", name="count", trainable=False)
+        self.b = self.add_weight(shape=(input_shape[-1],), initializer="zeros", name="b")
+
+    def call(self, x):
+        return x * self.w + self.b
+
+
+@pytest.mark.parametrize(
+    "make, shape, x",
+    [
+        (lambda: layers.Dense(2), (None, 3), np.ones((1, 3))),
+        (lambda: layers.Conv2D(2, 3), (None, 5, 5, 1), np.ones((1, 5, 5, 1))),
+        (lambda: layers.BatchNormalization(), (None, 3), np.ones((1, 3))),
+        (lambda: layers.Embedding(5, 2), (None,), np.array([1, 3])),
+        (lambda: layers.LayerNormalization(), (None, 3), np.ones((1, 3))),
+        (Scaled, (None, 3), np.ones((1, 3))),
+    ],
+)
+def test_a_manual_build_marks_the_layer_built_so_set_weights_survives_the_first_call(make, shape, x):
+    layer = make()
+    layer.build(shape)
+    assert layer.built
+    count = len(layer.weights)
+    values = [np.full(v.shape, 0.5, v.dtype.as_numpy_dtype) for v in layer.weights]
+    layer.set_weights(values)
+    layer(x)  # must not build again with new random weights
+    assert len(layer.weights) == count
+    for got in layer.get_weights():
+        np.testing.assert_array_equal(got, 0.5)
+
+
+def test_weights_are_ordered_layer_by_layer_as_keras_3_orders_them():
+    model = keras.Sequential([keras.Input((4,)), layers.Dense(3), layers.BatchNormalization(), layers.Dense(2)])
+    names = [v.name.split("/")[-1].split(":")[0] for v in model.weights]
+    # Keras 3 (keras.Sequential([...]).weights): each layer's weights together, trainable first within a layer
+    expected = ["kernel", "bias", "gamma", "beta", "moving_mean", "moving_variance", "kernel", "bias"]
+    assert names == expected
+    assert [v.name for v in model.variables] == [v.name for v in model.weights]
+    assert [w.shape for w in model.get_weights()] == [(4, 3), (3,), (3,), (3,), (3,), (3,), (3, 2), (2,)]
+    assert [v.name.split("/")[-1][:-2] for v in model.trainable_weights] == [
+        "kernel",
+        "bias",
+        "gamma",
+        "beta",
+        "kernel",
+        "bias",
+    ]
+    assert [v.name.split("/")[-1][:-2] for v in model.non_trainable_weights] == ["moving_mean", "moving_variance"]
+    # set_weights takes the same order: the moving statistics land in BatchNormalization, not in the last Dense
+    new = [np.full(w.shape, float(i), np.float32) for i, w in enumerate(model.get_weights())]
+    model.set_weights(new)
+    batch_norm = model.layers[1]
+    np.testing.assert_array_equal(batch_norm.moving_mean.numpy(), 4.0)
+    np.testing.assert_array_equal(batch_norm.moving_variance.numpy(), 5.0)
+    np.testing.assert_array_equal(model.layers[2].kernel.numpy(), 6.0)
+    model.layers[0].trainable = False  # freezing moves nothing in `weights`
+    assert [v.name for v in model.weights] == [v.name for v in model.variables]
+    assert [v.name.split("/")[-1].split(":")[0] for v in model.weights] == expected
+
+
+def test_a_user_layer_lists_its_own_weights_before_its_sublayers_trainable_first():
+    class Outer(keras.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.inner = Scaled()
+
+        def build(self, input_shape):
+            self.gain = self.add_weight(shape=(), initializer="ones", name="gain")
+
+        def call(self, x):
+            return self.inner(x) * self.gain
+
+    outer = Outer()
+    outer(np.ones((1, 3)))
+    # Keras 3 gives gain, then the sublayer's w, b (trainable) and count
+    assert [v.name.split("/")[-1][:-2] for v in outer.weights] == ["gain", "w", "b", "count"]
 
 
 def test_model_gradients_reach_every_trainable_variable():
@@ -394,6 +471,10 @@ def test_normalization_before_adapt_and_missing_layers_say_what_to_do():
         layers.LSTM(4)
     with pytest.raises(AttributeError, match="no tf.keras.layers.RandomFlip: augment the images with numpy"):
         layers.RandomFlip("horizontal")
+    with pytest.raises(AttributeError, match="no keras.layers.GaussianNoise: use keras.layers.Dropout"):
+        layers.GaussianNoise(0.1)
+    with pytest.raises(AttributeError, match=r"no keras.layers.ThresholdedReLU: use keras.layers.ReLU\(threshold"):
+        layers.ThresholdedReLU()
 
 
 def test_conv2d_transpose_is_the_adjoint_of_conv2d_and_grows_images_as_keras_does():

@@ -113,6 +113,65 @@ def test_merge_layers():
     np.testing.assert_allclose(layers.Subtract()([a, b]).numpy(), a - b, rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(layers.Multiply()([a, b]).numpy(), a * b, rtol=1e-6)
     np.testing.assert_allclose(layers.Average()([a, b]).numpy(), (a + b) / 2, rtol=1e-6)
+    c = RNG.normal(size=(2, 3))
+    np.testing.assert_allclose(layers.Maximum()([a, b, c]).numpy(), np.maximum(np.maximum(a, b), c), rtol=1e-6)
+    np.testing.assert_allclose(layers.Minimum()([a, b, c]).numpy(), np.minimum(np.minimum(a, b), c), rtol=1e-6)
+    functional = {
+        layers.maximum: np.maximum(a, b),
+        layers.minimum: np.minimum(a, b),
+        layers.multiply: a * b,
+        layers.subtract: a - b,
+        layers.average: (a + b) / 2,
+    }
+    for merge, want in functional.items():
+        np.testing.assert_allclose(merge([a, b]).numpy(), want, rtol=1e-6, atol=1e-7)
+
+
+def test_maximum_and_minimum_send_the_gradient_to_the_chosen_input():
+    a, b = RNG.normal(size=(2, 3)), RNG.normal(size=(2, 3))  # no ties
+    check_gradients(lambda x, y: layers.Maximum(dtype="float64")([x, y]), [a, b], order=1)
+    check_gradients(lambda x, y: layers.Minimum(dtype="float64")([x, y]), [a, b], order=1)
+    x, y = mt.Variable(a), mt.Variable(b)
+    with mt.GradientTape() as tape:
+        total = mt.reduce_sum(layers.Maximum()([x, y]))
+    grad_x, grad_y = tape.gradient(total, [x, y])
+    np.testing.assert_array_equal(grad_x.numpy(), (a > b).astype(float))
+    np.testing.assert_array_equal(grad_y.numpy(), (b > a).astype(float))
+
+
+X_RELU = np.array([[-3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 5.0, 7.0]], np.float32)
+
+
+@pytest.mark.parametrize(
+    ("options", "keras_3"),
+    [
+        ({"max_value": 6.0}, [0, 0, 0, 0, 0.5, 1, 2, 5, 6]),
+        ({"negative_slope": 0.1}, [-0.3, -0.1, -0.05, 0, 0.5, 1, 2, 5, 7]),
+        ({"threshold": 1.0}, [0, 0, 0, 0, 0, 0, 2, 5, 7]),
+        ({"max_value": 4.0, "negative_slope": 0.2, "threshold": 0.5}, [-0.7, -0.3, -0.2, -0.1, 0, 1, 2, 4, 4]),
+        ({"max_value": 6.0, "negative_slope": 0.1}, [-0.3, -0.1, -0.05, 0, 0.5, 1, 2, 5, 6]),
+    ],
+)
+def test_relu_options_give_keras_3_values_and_gradients(options, keras_3):
+    max_value, slope, threshold = options.get("max_value", np.inf), options.get("negative_slope", 0.0), 0.0
+    threshold = options.get("threshold", 0.0)
+    x = X_RELU[0]
+    want = np.where(x >= max_value, max_value, np.where(x > threshold, x, slope * (x - threshold)))
+    np.testing.assert_allclose(want, keras_3, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(layers.ReLU(**options)(X_RELU).numpy()[0], want, rtol=1e-6, atol=1e-7)
+    points = np.array([[-2.3, -0.7, 0.2, 0.8, 1.7, 3.1, 6.6]])  # away from the kinks
+    check_gradients(lambda v: layers.ReLU(**options, dtype="float64")(v), [points], order=1)
+    activation = keras.activations.relu(mt.constant(X_RELU), **options).numpy()[0]
+    np.testing.assert_allclose(activation, want, rtol=1e-6, atol=1e-7)
+
+
+def test_relu_refuses_options_keras_3_refuses_and_conv2d_says_dilation_is_missing():
+    for options in ({"threshold": -1.0}, {"max_value": -1.0}, {"negative_slope": -0.1}):
+        with pytest.raises(ValueError, match="ReLU: " + next(iter(options))):
+            layers.ReLU(**options)
+    assert layers.Conv2D(2, 3, dilation_rate=1).dilation_rate == (1, 1)
+    with pytest.raises(NotImplementedError, match=r"dilation_rate=2 .*not supported.*mt.nn.conv2d has no dilations"):
+        layers.Conv2D(2, 3, dilation_rate=2)
 
 
 def test_merge_layers_refuse_mismatched_shapes_and_single_inputs():

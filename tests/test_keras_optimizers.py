@@ -39,14 +39,16 @@ def sgd_numpy(lr, momentum=0.0, nesterov=False):
     return out
 
 
-def adam_numpy(lr=0.001, b1=0.9, b2=0.999, eps=1e-7):
+def adam_numpy(lr=0.001, b1=0.9, b2=0.999, eps=1e-7, amsgrad=False, weight_decay=0.0, grads=GRADS):
     lr = as_float32(lr)  # Keras keeps the learning rate in a float32 variable
-    w, m, v, out = W0.copy(), np.zeros(3), np.zeros(3), []
-    for t, g in enumerate(GRADS, start=1):
+    w, m, v, v_max, out = W0.copy(), np.zeros(3), np.zeros(3), np.zeros(3), []
+    for t, g in enumerate(grads, start=1):
+        w = w - lr * weight_decay * w  # Keras 3's decoupled weight decay, before the update
         m = b1 * m + (1 - b1) * g
         v = b2 * v + (1 - b2) * g * g
+        v_max = np.maximum(v_max, v)
         alpha = lr * np.sqrt(1 - b2**t) / (1 - b1**t)  # Keras puts the bias corrections here, eps outside
-        w = w - alpha * m / (np.sqrt(v) + eps)
+        w = w - alpha * m / (np.sqrt(v_max if amsgrad else v) + eps)
         out.append(w)
     return out
 
@@ -100,12 +102,26 @@ def adadelta_numpy(lr=0.001, rho=0.95, eps=1e-7):
     return out
 
 
-def rmsprop_numpy(lr=0.001, rho=0.9, eps=1e-7):
+def rmsprop_numpy(lr=0.001, rho=0.9, eps=1e-7, centered=False, momentum=0.0):
     lr = as_float32(lr)  # Keras keeps the learning rate in a float32 variable
-    w, v, out = W0.copy(), np.zeros(3), []
+    w, v, mean_g, velocity, out = W0.copy(), np.zeros(3), np.zeros(3), np.zeros(3), []
     for g in GRADS:
         v = rho * v + (1 - rho) * g * g
-        w = w - lr * g / np.sqrt(v + eps)
+        mean_g = rho * mean_g + (1 - rho) * g
+        increment = lr * g / np.sqrt(v - (mean_g**2 if centered else 0.0) + eps)
+        velocity = momentum * velocity + increment
+        w = w - (velocity if momentum else increment)
+        out.append(w)
+    return out
+
+
+def sgd_weight_decay_numpy(lr, momentum, weight_decay):
+    lr = as_float32(lr)
+    w, v, out = W0.copy(), np.zeros(3), []
+    for g in GRADS:
+        w = w - lr * weight_decay * w
+        v = momentum * v - lr * g
+        w = w + v
         out.append(w)
     return out
 
@@ -119,6 +135,15 @@ def rmsprop_numpy(lr=0.001, rho=0.9, eps=1e-7):
         (lambda: optimizers.Adam(), adam_numpy),
         (lambda: optimizers.Adam(0.1, beta_1=0.5), lambda: adam_numpy(0.1, b1=0.5)),
         (lambda: optimizers.RMSprop(), rmsprop_numpy),
+        (lambda: optimizers.RMSprop(0.01, centered=True), lambda: rmsprop_numpy(0.01, centered=True)),
+        (
+            lambda: optimizers.RMSprop(0.01, centered=True, momentum=0.9),
+            lambda: rmsprop_numpy(0.01, centered=True, momentum=0.9),
+        ),
+        (lambda: optimizers.AdamW(0.1), lambda: adam_numpy(0.1, weight_decay=0.004)),  # Keras 3's default decay
+        (lambda: optimizers.AdamW(0.05, weight_decay=0.2), lambda: adam_numpy(0.05, weight_decay=0.2)),
+        (lambda: optimizers.Adam(0.1, weight_decay=0.01), lambda: adam_numpy(0.1, weight_decay=0.01)),
+        (lambda: optimizers.SGD(0.1, 0.9, weight_decay=0.1), lambda: sgd_weight_decay_numpy(0.1, 0.9, 0.1)),
         (lambda: optimizers.Nadam(), nadam_numpy),
         (lambda: optimizers.Nadam(0.05, beta_2=0.9), lambda: nadam_numpy(0.05, b2=0.9)),
         (lambda: optimizers.Adagrad(), adagrad_numpy),
@@ -202,6 +227,39 @@ def test_piecewise_constant_decay_values_at_the_boundaries():
         optimizers.schedules.PiecewiseConstantDecay([1], [1.0])
 
 
+def test_cosine_decay_values_with_and_without_warmup():
+    schedules = optimizers.schedules
+    steps = np.array([0, 1, 3, 5, 9, 10, 13, 20])
+
+    def cosine(step, decay_steps, start, alpha=0.0):
+        step = np.minimum(step, decay_steps)
+        return start * ((1 - alpha) * 0.5 * (1 + np.cos(np.pi * step / decay_steps)) + alpha)
+
+    plain = [float(schedules.CosineDecay(0.1, 10, alpha=0.2)(s)) for s in steps]
+    np.testing.assert_allclose(plain, cosine(steps, 10, 0.1, 0.2), rtol=1e-6)
+    np.testing.assert_allclose(plain[:3], [0.1, 0.0980423, 0.0835114], rtol=1e-6)  # Keras 3's values
+    warm = schedules.CosineDecay(0.01, 6, alpha=0.1, warmup_target=0.2, warmup_steps=3)
+    got = [float(warm(s)) for s in steps]
+    want = np.where(steps < 3, 0.01 + (0.2 - 0.01) * steps / 3, cosine(np.minimum(steps, 9) - 3, 6, 0.2, 0.1))
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    np.testing.assert_allclose(got[:4], [0.01, 0.0733333, 0.2, 0.155], rtol=1e-6)  # Keras 3's values
+    with pytest.raises(ValueError, match="decay_steps must be > 0"):
+        schedules.CosineDecay(0.1, 0)
+
+
+def test_polynomial_decay_values_with_and_without_cycle():
+    schedules = optimizers.schedules
+    steps = np.array([0, 1, 3, 4, 5, 9, 10, 13, 20])
+    got = [float(schedules.PolynomialDecay(0.1, 10, end_learning_rate=0.01, power=2.0)(s)) for s in steps]
+    np.testing.assert_allclose(got, 0.09 * (1 - np.minimum(steps, 10) / 10) ** 2 + 0.01, rtol=1e-6)
+    np.testing.assert_allclose(got[:3], [0.1, 0.0829, 0.0541], rtol=1e-6)  # Keras 3's values
+    cycled = [float(schedules.PolynomialDecay(0.1, 4, end_learning_rate=0.01, power=0.5, cycle=True)(s)) for s in steps]
+    period = 4 * np.maximum(np.ceil(steps / 4), 1)
+    np.testing.assert_allclose(cycled, 0.09 * (1 - steps / period) ** 0.5 + 0.01, rtol=1e-6)
+    np.testing.assert_allclose(cycled[4], 0.0651135, rtol=1e-6)  # Keras 3: step 5 restarts a period of 8
+    assert float(schedules.PolynomialDecay(0.1, 10)(50)) == pytest.approx(0.0001)  # Keras 3's end rate default
+
+
 def test_a_schedule_as_learning_rate_is_called_with_iterations_before_each_update():
     schedule = optimizers.schedules.PiecewiseConstantDecay([0, 1], [1.0, 0.1, 0.01])
     out = run(optimizers.SGD(schedule))
@@ -211,9 +269,40 @@ def test_a_schedule_as_learning_rate_is_called_with_iterations_before_each_updat
     np.testing.assert_allclose(out[2], out[1] - 0.01 * GRADS[2], rtol=1e-6)
 
 
+def test_amsgrad_divides_by_the_largest_second_moment_so_far():
+    shrinking = [np.array([2.0, -1.0, 0.5]), np.array([0.1, 0.1, 0.1]), np.array([0.01, 0.3, -0.2])]
+    got = run(optimizers.Adam(0.1, amsgrad=True), shrinking)
+    for step, want in zip(got, adam_numpy(0.1, amsgrad=True, grads=shrinking)):
+        np.testing.assert_allclose(step, want, rtol=1e-12)
+    plain = run(optimizers.Adam(0.1), shrinking)
+    # the first weight's second moment fell after its big first gradient: AMSGrad's last step there is smaller
+    assert abs(got[-1][0] - got[-2][0]) < abs(plain[-1][0] - plain[-2][0])
+    amsgrad_w = run(optimizers.AdamW(0.1, weight_decay=0.1, amsgrad=True), shrinking)[-1]
+    np.testing.assert_allclose(amsgrad_w, adam_numpy(0.1, amsgrad=True, weight_decay=0.1, grads=shrinking)[-1])
+
+
+def test_adamw_by_name_and_its_weight_decay_with_a_schedule():
+    optimizer = optimizers.get("adamw")
+    assert type(optimizer) is optimizers.AdamW and optimizer.weight_decay == 0.004
+    schedule = optimizers.schedules.PiecewiseConstantDecay([0, 1], [0.1, 0.05, 0.02])
+    got = run(optimizers.AdamW(schedule, weight_decay=0.5))
+    # the decay uses each step's rate: w -= rate * 0.5 * w, then Adam's step with the same rate
+    w, m, v = W0.copy(), np.zeros(3), np.zeros(3)
+    for t, (g, rate) in enumerate(zip(GRADS, (0.1, 0.05, 0.02)), start=1):
+        rate = as_float32(rate)
+        w = w - rate * 0.5 * w
+        m, v = 0.9 * m + 0.1 * g, 0.999 * v + 0.001 * g * g
+        w = w - rate * np.sqrt(1 - 0.999**t) / (1 - 0.9**t) * m / (np.sqrt(v) + 1e-7)
+        np.testing.assert_allclose(got[t - 1], w, rtol=1e-7)
+    with pytest.raises(ValueError, match="weight_decay must be a number"):
+        optimizers.AdamW(weight_decay=None)
+    with pytest.raises(ValueError, match="weight_decay must be a number >= 0"):
+        optimizers.SGD(weight_decay=-1.0)
+
+
 def test_unsupported_options_are_refused_by_name():
-    with pytest.raises(TypeError, match="weight_decay"):
-        optimizers.Adam(weight_decay=0.01)
+    with pytest.raises(TypeError, match="use_ema"):
+        optimizers.Adam(use_ema=True)
 
 
 def test_learning_rate_is_a_float32_variable_that_can_be_assigned():

@@ -88,6 +88,20 @@ def test_kernel_bias_and_activity_regularizers_make_up_layer_losses():
     assert values == pytest.approx(sorted([0.5 * 14.0, 0.1 * 6.0, 0.01 * 2.0]))
 
 
+def test_activity_penalty_is_divided_by_the_batch_size_as_keras_3_does():
+    dense = layers.Dense(2, kernel_initializer="ones", activity_regularizer=keras.regularizers.L1(0.1))
+    x = np.ones((4, 3), np.float32)
+    with mt.GradientTape() as tape:
+        out = dense(x)  # every output is 3
+        (penalty,) = dense.losses
+    # Keras 3 gives 0.6: 0.1 * sum(|out|) = 0.1 * 4 * 2 * 3 = 2.4, over a batch of 4
+    assert float(penalty) == pytest.approx(0.1 * np.abs(out.numpy()).sum() / 4) == pytest.approx(0.6)
+    # d penalty / d kernel[i, j] = 0.1 * sum over the batch of x[b, i] / 4 = 0.1
+    np.testing.assert_allclose(tape.gradient(penalty, dense.kernel).numpy(), np.full((3, 2), 0.1), rtol=1e-6)
+    dense(np.ones((8, 3), np.float32))  # a bigger batch gives the same penalty per example
+    assert float(dense.losses[0]) == pytest.approx(0.6)
+
+
 def test_add_loss_is_cleared_at_each_outer_call_and_collected_from_sublayers():
     class Penalised(layers.Layer):
         def call(self, x):

@@ -7,13 +7,25 @@ from typing import Any
 
 from minitape.nn import elu, gelu, leaky_relu, log_softmax, relu6, selu, silu, softsign, swish
 from minitape.ops import nn_ops
+from minitape.ops.api import clip_by_value, where, zeros_like
 from minitape.ops.api import exp as _exp
 from minitape.ops.api import sigmoid as _sigmoid
 from minitape.ops.api import tanh as _tanh
 
 
-def relu(x: Any) -> Any:
-    return nn_ops.relu(x)
+def relu(x: Any, negative_slope: float = 0.0, max_value: float | None = None, threshold: float = 0.0) -> Any:
+    """max(x, 0); Keras 3's options: x below `threshold` gives negative_slope * (x - threshold), and the
+    output is capped at `max_value` (negative_slope=0.1 is a leaky ReLU, max_value=6 is relu6)."""
+    if not negative_slope and max_value is None and not threshold:
+        return nn_ops.relu(x)
+    if negative_slope and max_value is None and not threshold:
+        return leaky_relu(x, alpha=negative_slope)
+    positive = where(x > threshold, x, zeros_like(x)) if threshold else nn_ops.relu(x)
+    if max_value is not None:
+        positive = clip_by_value(positive, 0.0, max_value)
+    if negative_slope:
+        positive = positive - negative_slope * nn_ops.relu(threshold - x)
+    return positive
 
 
 def sigmoid(x: Any) -> Any:
@@ -78,3 +90,10 @@ def serialize(fn: Callable) -> str:
 
 __all__ = ["get", "linear", "relu", "sigmoid", "softmax", "softplus", "tanh", "exponential", "elu", "selu", "gelu"]
 __all__ += ["swish", "silu", "relu6", "softsign", "leaky_relu", "log_softmax"]
+
+
+def __getattr__(name: str) -> Any:
+    """Activations Keras has and minitape leaves out: an error that says so and what to use instead."""
+    from minitape.keras.unsupported import missing
+
+    raise missing("keras.activations", name)

@@ -7,6 +7,8 @@ import time
 import warnings
 from typing import Any
 
+import numpy as np
+
 
 class Callback:
     """Override the hooks you need; `self.model` is set by fit."""
@@ -118,7 +120,11 @@ class EarlyStopping(Callback):
 
 
 class LearningRateScheduler(Callback):
-    """At the start of each epoch, set the optimizer's learning rate to `schedule(epoch, current_lr)`."""
+    """At the start of each epoch, set the optimizer's learning rate to `schedule(epoch, current_lr)`.
+
+    At the end of each epoch the rate is logged as 'learning_rate' (so `history.history['learning_rate']`
+    lists it per epoch), as Keras 3 does.
+    """
 
     def __init__(self, schedule: Any, verbose: int = 0) -> None:
         super().__init__()
@@ -133,6 +139,10 @@ class LearningRateScheduler(Callback):
         optimizer.learning_rate = float(rate)
         if self.verbose > 0:
             print(f"\nEpoch {epoch + 1}: LearningRateScheduler setting learning rate to {float(rate)}.")
+
+    def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
+        if logs is not None:
+            logs["learning_rate"] = float(np.asarray(self.model.optimizer.learning_rate))
 
 
 class LambdaCallback(Callback):

@@ -115,3 +115,10 @@ def apply(variable: Any) -> None:
     constraint = of(variable)
     if constraint is not None:
         variable.assign(np.asarray(constraint(variable.value())))
+
+
+def __getattr__(name: str) -> Any:
+    """Constraints Keras has and minitape leaves out: an error that says so and what to use instead."""
+    from minitape.keras.unsupported import missing
+
+    raise missing("keras.constraints", name)

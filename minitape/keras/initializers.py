@@ -71,3 +71,10 @@ def get(identifier: Any) -> Initializer:
 
 zeros, ones = Zeros, Ones
 glorot_uniform, glorot_normal, he_normal, he_uniform = GlorotUniform, GlorotNormal, HeNormal, HeUniform
+
+
+def __getattr__(name: str) -> Any:
+    """Initializers Keras has and minitape leaves out: an error that says so and what to use instead."""
+    from minitape.keras.unsupported import missing
+
+    raise missing("keras.initializers", name)

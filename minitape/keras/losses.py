@@ -14,7 +14,19 @@ import numpy as np
 from minitape import name_scope
 from minitape.keras import backend
 from minitape.ops.api import abs as abs_
-from minitape.ops.api import clip_by_value, log, maximum, minimum, reduce_mean, reduce_sum, reshape, rsqrt, square
+from minitape.ops.api import (
+    clip_by_value,
+    log,
+    maximum,
+    minimum,
+    reduce_max,
+    reduce_mean,
+    reduce_sum,
+    reshape,
+    rsqrt,
+    square,
+)
+from minitape.ops.composite_ops import divide_no_nan
 from minitape.ops.math_ops import cast
 from minitape.ops.nn_ops import (
     log_softmax,
@@ -90,11 +102,13 @@ def sparse_categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool 
             f"{name}: label {bad} is out of range: y_pred has shape {tuple(y_pred.shape)}, so labels must be in "
             f"[0, {n_classes}). Check that the last Dense layer has one unit per class."
         )
-    if from_logits and axis in (-1, len(y_pred.shape) - 1):  # the fused op: one record each way
-        return sparse_softmax_cross_entropy_with_logits(labels=labels.astype(np.int64), logits=y_pred)
+    # Probabilities are clipped, then their logs taken as logits: as Keras 3 does, so each row is rescaled to
+    # sum to 1 (after the clipping: a row of values all above 1 - eps becomes uniform)
+    logits = y_pred if from_logits else log(_clipped_probabilities(y_pred))
+    if axis in (-1, len(y_pred.shape) - 1):  # the fused op: one record each way
+        return sparse_softmax_cross_entropy_with_logits(labels=labels.astype(np.int64), logits=logits)
     one_hot = Tensor(np.eye(n_classes, dtype=y_pred.dtype.as_numpy_dtype)[labels.astype(np.int64)])
-    log_p = log_softmax(y_pred, axis=axis) if from_logits else log(_clipped_probabilities(y_pred))
-    return -reduce_sum(one_hot * log_p, axis=axis)
+    return -reduce_sum(one_hot * log_softmax(logits, axis=axis), axis=axis)
 
 
 def categorical_crossentropy(
@@ -106,13 +120,23 @@ def categorical_crossentropy(
     )
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + label_smoothing / y_pred.shape[-1]
-    log_p = log_softmax(y_pred, axis=axis) if from_logits else log(_clipped_probabilities(y_pred))
+    if from_logits:
+        log_p = log_softmax(y_pred, axis=axis)
+    else:  # as Keras: each row rescaled to sum to 1, then clipped
+        log_p = log(_clipped_probabilities(y_pred / reduce_sum(y_pred, axis=axis, keepdims=True)))
     return -reduce_sum(y_true * log_p, axis=axis)
 
 
-def binary_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False, axis: int = -1) -> Any:
-    """Per-example mean over the last axis of -(y log p + (1 - y) log(1 - p))."""
+def binary_crossentropy(
+    y_true: Any, y_pred: Any, from_logits: bool = False, label_smoothing: float = 0.0, axis: int = -1
+) -> Any:
+    """Per-example mean over the last axis of -(y log p + (1 - y) log(1 - p)).
+
+    `label_smoothing` moves the targets towards 1/2, as Keras does: y (1 - label_smoothing) + label_smoothing / 2.
+    """
     y_true, y_pred = _paired("BinaryCrossentropy", y_true, y_pred, "they must match")
+    if label_smoothing:
+        y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
     if from_logits:
         per_element = sigmoid_cross_entropy_with_logits(labels=y_true, logits=y_pred)
     else:
@@ -165,6 +189,45 @@ def kl_divergence(y_true: Any, y_pred: Any) -> Any:
     return reduce_sum(y_true * log(y_true / y_pred), axis=-1)
 
 
+def mean_squared_logarithmic_error(y_true: Any, y_pred: Any) -> Any:
+    """Per-example mean over the last axis of (log(1 + y_pred) - log(1 + y_true))^2, both floored at eps."""
+    y_true, y_pred = _paired("MeanSquaredLogarithmicError", y_true, y_pred, "they must match")
+    eps = backend.epsilon()
+    return reduce_mean(square(log(maximum(y_pred, eps) + 1.0) - log(maximum(y_true, eps) + 1.0)), axis=-1)
+
+
+def _hinge_labels(y_true: Any) -> Any:
+    """Labels of 0 and 1 become -1 and 1, as Keras converts them; labels already -1/1 stay."""
+    values = backend.to_numpy(y_true)
+    return 2.0 * y_true - 1.0 if np.all((values == 0) | (values == 1)) else y_true
+
+
+def hinge(y_true: Any, y_pred: Any) -> Any:
+    """Per-example mean over the last axis of max(1 - y_true y_pred, 0), for labels -1/1 (or 0/1)."""
+    y_true, y_pred = _paired("Hinge", y_true, y_pred, "they must match (reshape one, e.g. y[:, None])")
+    return reduce_mean(maximum(1.0 - _hinge_labels(y_true) * y_pred, 0.0), axis=-1)
+
+
+def squared_hinge(y_true: Any, y_pred: Any) -> Any:
+    """Per-example mean over the last axis of max(1 - y_true y_pred, 0)^2, for labels -1/1 (or 0/1)."""
+    y_true, y_pred = _paired("SquaredHinge", y_true, y_pred, "they must match (reshape one, e.g. y[:, None])")
+    return reduce_mean(square(maximum(1.0 - _hinge_labels(y_true) * y_pred, 0.0)), axis=-1)
+
+
+def categorical_hinge(y_true: Any, y_pred: Any) -> Any:
+    """Per-example max(best wrong score - true score + 1, 0), for one-hot y_true."""
+    y_true, y_pred = _paired("CategoricalHinge", y_true, y_pred, "y_true must be one-hot, shaped as y_pred", False)
+    positive = reduce_sum(y_true * y_pred, axis=-1)
+    negative = reduce_max((1.0 - y_true) * y_pred, axis=-1)
+    return maximum(negative - positive + 1.0, 0.0)
+
+
+def poisson(y_true: Any, y_pred: Any) -> Any:
+    """Per-example mean over the last axis of y_pred - y_true log(y_pred + eps): for counts, y_pred the rate."""
+    y_true, y_pred = _paired("Poisson", y_true, y_pred, "they must match (reshape one, e.g. y[:, None])")
+    return reduce_mean(y_pred - y_true * log(y_pred + backend.epsilon()), axis=-1)
+
+
 def _l2_normalize(x: Any, axis: int) -> Any:
     return x * rsqrt(maximum(reduce_sum(square(x), axis=axis, keepdims=True), 1e-12))
 
@@ -180,17 +243,22 @@ def cosine_similarity(y_true: Any, y_pred: Any, axis: int = -1) -> Any:
     return -cosine_similarity_values(y_true, y_pred, axis=axis)
 
 
+_REDUCTIONS = ("sum_over_batch_size", "mean", "mean_with_sample_weight", "sum", "none", "auto", None)
+
+
 class Loss:
     """`loss(y_true, y_pred, sample_weight=None)`: the per-example losses of `call`, reduced over the batch.
 
     Subclass it and define `call(y_true, y_pred)` returning one loss per example, as in Keras;
-    `reduction` is 'sum_over_batch_size' (the mean, the default), 'sum' or 'none'.
+    `reduction` is 'sum_over_batch_size' (the mean over the batch, the default; 'mean' is the same, as in
+    Keras 3), 'mean_with_sample_weight' (the weighted sum over the sum of the sample weights), 'sum' or 'none'.
     """
 
     def __init__(self, name: str | None = None, reduction: str = "sum_over_batch_size", dtype: Any = None) -> None:
-        if reduction not in ("sum_over_batch_size", "auto", "sum", "none", None):
+        if reduction not in _REDUCTIONS:
             raise ValueError(
-                f"{type(self).__name__}: reduction must be 'sum_over_batch_size', 'sum' or 'none', not {reduction!r}"
+                f"{type(self).__name__}: reduction must be one of {[r for r in _REDUCTIONS if r]} or None, "
+                f"not {reduction!r}"
             )
         self.name = name or backend.snake_case(type(self).__name__)
         self.reduction = reduction or "none"
@@ -204,25 +272,45 @@ class Loss:
             losses = self.call(y_true, y_pred)
             if not isinstance(losses, TensorLike):
                 losses = _tensor(losses, backend.floatx())
+            weights = None
             if sample_weight is not None:
-                weights = _tensor(sample_weight, losses.dtype.name)
-                if len(weights.shape) > len(losses.shape) or (
-                    len(weights.shape) and len(losses.shape) and weights.shape[0] != losses.shape[0]
-                ):
-                    raise ValueError(
-                        f"{self.name}: sample_weight of shape {tuple(weights.shape)} does not fit the per-example "
-                        f"losses of shape {tuple(losses.shape)}; give one weight per example"
-                    )
-                if len(weights.shape) and len(weights.shape) < len(losses.shape):
-                    weights = reshape(
-                        weights, (*tuple(weights.shape), *([1] * (len(losses.shape) - len(weights.shape))))
-                    )
+                losses, weights = self._fit_weights(losses, _tensor(sample_weight, losses.dtype.name))
                 losses = losses * weights
-            if self.reduction == "none":
+            if self.reduction == "none" or not len(losses.shape):
                 return losses
             if self.reduction == "sum":
                 return reduce_sum(losses)
+            if self.reduction == "mean_with_sample_weight" and weights is not None:
+                return divide_no_nan(reduce_sum(losses), reduce_sum(weights))
             return reduce_mean(losses)
+
+    def _fit_weights(self, losses: Any, weights: Any) -> tuple[Any, Any]:
+        """Losses and sample weights made to broadcast, as Keras does: a trailing axis of size 1 that only one
+        has is matched ((batch,) against (batch, 1)), and weights (batch,) reach losses (batch, ...)."""
+        given = tuple(weights.shape)
+        l_rank, w_rank = len(losses.shape), len(weights.shape)
+        if l_rank == w_rank + 1 and losses.shape[-1] == 1:
+            losses = reshape(losses, tuple(losses.shape)[:-1]) if w_rank != 1 else losses
+            weights = reshape(weights, (*tuple(weights.shape), 1)) if w_rank == 1 else weights
+        elif w_rank == l_rank + 1 and weights.shape[-1] == 1:
+            if l_rank == 1:
+                losses = reshape(losses, (*tuple(losses.shape), 1))
+            else:
+                weights = reshape(weights, tuple(weights.shape)[:-1])
+        l_shape, w_shape = tuple(losses.shape), tuple(weights.shape)
+        if 0 < len(w_shape) < len(l_shape):  # one weight per example: (batch,) -> (batch, 1, ...)
+            w_shape = (*w_shape, *([1] * (len(l_shape) - len(w_shape))))
+            weights = reshape(weights, w_shape)
+        try:
+            fits = np.broadcast_shapes(l_shape, w_shape) == l_shape
+        except ValueError:
+            fits = False
+        if not fits:
+            raise ValueError(
+                f"{self.name}: sample_weight of shape {given} does not fit the per-example "
+                f"losses of shape {l_shape}; give one weight per example, shape ({l_shape[0] if l_shape else 1},)"
+            )
+        return losses, weights
 
     def get_config(self) -> dict:
         return {"name": self.name, "reduction": self.reduction}
@@ -264,19 +352,32 @@ class CategoricalCrossentropy(LossFunctionWrapper):
         self,
         from_logits: bool = False,
         label_smoothing: float = 0.0,
+        axis: int = -1,
         reduction: str = "sum_over_batch_size",
         name: str = "categorical_crossentropy",
     ) -> None:
         super().__init__(
-            categorical_crossentropy, name, reduction, from_logits=from_logits, label_smoothing=label_smoothing
+            categorical_crossentropy,
+            name,
+            reduction,
+            from_logits=from_logits,
+            label_smoothing=label_smoothing,
+            axis=axis,
         )
 
 
 class BinaryCrossentropy(LossFunctionWrapper):
     def __init__(
-        self, from_logits: bool = False, reduction: str = "sum_over_batch_size", name: str = "binary_crossentropy"
+        self,
+        from_logits: bool = False,
+        label_smoothing: float = 0.0,
+        axis: int = -1,
+        reduction: str = "sum_over_batch_size",
+        name: str = "binary_crossentropy",
     ) -> None:
-        super().__init__(binary_crossentropy, name, reduction, from_logits=from_logits)
+        super().__init__(
+            binary_crossentropy, name, reduction, from_logits=from_logits, label_smoothing=label_smoothing, axis=axis
+        )
 
 
 class MeanSquaredError(LossFunctionWrapper):
@@ -314,47 +415,121 @@ class CosineSimilarity(LossFunctionWrapper):
         super().__init__(cosine_similarity, name, reduction, axis=axis)
 
 
-_BY_NAME = {
-    "sparse_categorical_crossentropy": SparseCategoricalCrossentropy,
-    "categorical_crossentropy": CategoricalCrossentropy,
-    "binary_crossentropy": BinaryCrossentropy,
-    "mean_squared_error": MeanSquaredError,
-    "mse": MeanSquaredError,
-    "mean_absolute_error": MeanAbsoluteError,
-    "mae": MeanAbsoluteError,
-    "mean_absolute_percentage_error": MeanAbsolutePercentageError,
-    "mape": MeanAbsolutePercentageError,
-    "huber": Huber,
-    "huber_loss": Huber,
-    "log_cosh": LogCosh,
-    "logcosh": LogCosh,
-    "kl_divergence": KLDivergence,
-    "kld": KLDivergence,
-    "kullback_leibler_divergence": KLDivergence,
-    "cosine_similarity": CosineSimilarity,
+class MeanSquaredLogarithmicError(LossFunctionWrapper):
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "mean_squared_logarithmic_error") -> None:
+        super().__init__(mean_squared_logarithmic_error, name, reduction)
+
+
+class Hinge(LossFunctionWrapper):
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "hinge") -> None:
+        super().__init__(hinge, name, reduction)
+
+
+class SquaredHinge(LossFunctionWrapper):
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "squared_hinge") -> None:
+        super().__init__(squared_hinge, name, reduction)
+
+
+class CategoricalHinge(LossFunctionWrapper):
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "categorical_hinge") -> None:
+        super().__init__(categorical_hinge, name, reduction)
+
+
+class Poisson(LossFunctionWrapper):
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "poisson") -> None:
+        super().__init__(poisson, name, reduction)
+
+
+_FUNCTIONS = {
+    fn.__name__: fn
+    for fn in (
+        sparse_categorical_crossentropy,
+        categorical_crossentropy,
+        binary_crossentropy,
+        mean_squared_error,
+        mean_absolute_error,
+        mean_absolute_percentage_error,
+        huber,
+        log_cosh,
+        kl_divergence,
+        cosine_similarity,
+        mean_squared_logarithmic_error,
+        hinge,
+        squared_hinge,
+        categorical_hinge,
+        poisson,
+    )
+}
+_ALIASES = {
+    "mse": "mean_squared_error",
+    "mae": "mean_absolute_error",
+    "mape": "mean_absolute_percentage_error",
+    "msle": "mean_squared_logarithmic_error",
+    "huber_loss": "huber",
+    "logcosh": "log_cosh",
+    "kld": "kl_divergence",
+    "kullback_leibler_divergence": "kl_divergence",
+}
+_CLASSES = {
+    cls.__name__: cls
+    for cls in (
+        SparseCategoricalCrossentropy,
+        CategoricalCrossentropy,
+        BinaryCrossentropy,
+        MeanSquaredError,
+        MeanAbsoluteError,
+        MeanAbsolutePercentageError,
+        Huber,
+        LogCosh,
+        KLDivergence,
+        CosineSimilarity,
+        MeanSquaredLogarithmicError,
+        Hinge,
+        SquaredHinge,
+        CategoricalHinge,
+        Poisson,
+    )
 }
 
 
 def get(identifier: Any) -> Any:
-    """A Loss from a name ('sparse_categorical_crossentropy', 'mse', ...), a Loss, or a callable(y_true, y_pred).
-
-    A plain function giving per-example losses is wrapped so that it, too, is averaged over the batch.
-    """
+    """Keras 3's lookup: a function name or alias gives the per-example function ('mse' -> mean_squared_error,
+    one loss per example, not averaged); a class name ('MeanSquaredError') or a Loss class gives an instance;
+    a Loss object or any other callable comes back as it is."""
     if isinstance(identifier, str):
-        if identifier not in _BY_NAME:
-            raise ValueError(f"Unknown loss function: {identifier!r}. Use one of {sorted(_BY_NAME)}, or a Loss object.")
-        return _BY_NAME[identifier]()
-    if isinstance(identifier, Loss):
-        return identifier
+        name = _ALIASES.get(identifier, identifier)
+        if name in _FUNCTIONS:
+            return _FUNCTIONS[name]
+        if name in _CLASSES:
+            return _CLASSES[name]()
+        known = sorted({*_FUNCTIONS, *_ALIASES, *_CLASSES})
+        raise ValueError(f"Unknown loss function: {identifier!r}. Use one of {known}, or a Loss object.")
     if isinstance(identifier, type) and issubclass(identifier, Loss):
         return identifier()
-    if callable(identifier):
-        return LossFunctionWrapper(identifier, getattr(identifier, "__name__", "loss"))
+    if isinstance(identifier, Loss) or callable(identifier):
+        return identifier
     raise ValueError(f"Could not interpret loss {identifier!r}: pass a name, a Loss object or a callable")
+
+
+def for_compile(identifier: Any) -> Loss:
+    """The Loss `compile(loss=...)` trains: `get(identifier)`, with a function (by name or your own) wrapped so
+    that its per-example losses are averaged over the batch, named after the function as Keras names it."""
+    loss = get(identifier)
+    if isinstance(loss, Loss):
+        return loss
+    return LossFunctionWrapper(loss, getattr(loss, "__name__", "loss"))
 
 
 mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
 mape = MAPE = mean_absolute_percentage_error
-kld = KLD = kl_divergence
+kld = KLD = kullback_leibler_divergence = kl_divergence
+msle = MSLE = mean_squared_logarithmic_error
 logcosh = log_cosh
+
+
+def __getattr__(name: str) -> Any:
+    """Losses Keras has and minitape leaves out: an error that says so and what to use instead."""
+    from minitape.keras.unsupported import missing
+
+    raise missing("keras.losses", name)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -52,12 +53,24 @@ class Metric:
 
     reset_states = reset_state
 
-    def _add(self, values: np.ndarray, sample_weight: Any = None) -> None:
+    def _add(self, values: Any, sample_weight: Any = None) -> None:
+        """Add per-example values (any trailing axes are averaged) with their weights, as Keras 3's Mean does."""
         values = np.asarray(values, dtype=np.float64)
-        weights = np.ones_like(values)
-        if sample_weight is not None:
-            weights = np.broadcast_to(to_numpy(sample_weight), values.shape)
-        self._total += float(np.sum(values * weights))
+        if sample_weight is None:
+            per_example = values.mean(axis=tuple(range(1, values.ndim))) if values.ndim > 1 else values
+            self._total += float(np.sum(per_example))
+            self._count += float(values.shape[0] if values.ndim else 1)
+            return
+        weights = np.asarray(to_numpy(sample_weight), dtype=np.float64)
+        values, weights = _same_rank(values, weights)
+        if values.ndim > weights.ndim:  # values per element, weights per example: average the values first
+            values = values.mean(axis=tuple(range(weights.ndim, values.ndim)))
+        weights = _broadcast_weights(self.name, weights, values.shape)
+        weighted = values * weights
+        if weights.ndim > 1:
+            weighted = weighted.mean(axis=tuple(range(1, weights.ndim)))
+            weights = weights.mean(axis=tuple(range(1, weights.ndim)))
+        self._total += float(np.sum(weighted))
         self._count += float(np.sum(weights))
 
     def result(self) -> Tensor:
@@ -71,33 +84,95 @@ class Metric:
         return f"<{type(self).__name__} name={self.name} result={float(self.result()):.4f}>"
 
 
+def _same_rank(a: np.ndarray, b: np.ndarray, expand_rank_1: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Keras' squeeze_or_expand_to_same_rank: a trailing axis of size 1 that only one of a and b has is removed,
+    or (when the other is 1-D) added to the other, so (batch,) meets (batch, 1)."""
+    if a.ndim == b.ndim + 1 and a.shape[-1] == 1:
+        if b.ndim == 1 and expand_rank_1:
+            b = b[:, None]
+        else:
+            a = a[..., 0]
+    elif b.ndim == a.ndim + 1 and b.shape[-1] == 1:
+        if a.ndim == 1 and expand_rank_1:
+            a = a[:, None]
+        else:
+            b = b[..., 0]
+    return a, b
+
+
+def _broadcast_weights(metric: str, weights: np.ndarray, shape: tuple) -> np.ndarray:
+    """Sample weights broadcast to `shape`, or an error naming both shapes."""
+    try:
+        return np.broadcast_to(weights, shape)
+    except ValueError:
+        raise ValueError(
+            f"{metric}: sample_weight of shape {weights.shape} does not fit values of shape {tuple(shape)}; give "
+            f"one weight per example, shape ({shape[0] if shape else 1},)"
+        ) from None
+
+
 class Mean(Metric):
     """The mean of the values given so far: `train_loss(loss)` in a custom loop."""
 
     def update_state(self, values: Any, sample_weight: Any = None) -> None:
-        self._add(np.ravel(to_numpy(values)), sample_weight)
+        self._add(to_numpy(values), sample_weight)
 
 
 class Accuracy(Metric):
     """How often y_pred equals y_true exactly."""
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
-        self._add(np.ravel(to_numpy(y_true) == to_numpy(y_pred)), sample_weight)
+        y_true, y_pred = _same_rank(np.asarray(to_numpy(y_true)), np.asarray(to_numpy(y_pred)))
+        self._add(y_true == y_pred, sample_weight)
+
+
+def _binary_hits(y_true: Any, y_pred: Any, threshold: float) -> np.ndarray:
+    y_pred, y_true = to_numpy(y_pred), to_numpy(y_true)
+    if y_true.size == y_pred.size:
+        y_true = y_true.reshape(y_pred.shape)  # labels (batch,) against predictions (batch, 1)
+    hits = (y_pred > threshold) == (y_true > 0.5)
+    return np.mean(hits.reshape(len(hits), -1), axis=-1) if hits.ndim > 1 else hits
+
+
+def _categorical_hits(y_true: Any, y_pred: Any) -> np.ndarray:
+    return np.argmax(to_numpy(y_pred), axis=-1) == np.argmax(to_numpy(y_true), axis=-1)
+
+
+def _sparse_hits(y_true: Any, y_pred: Any) -> np.ndarray:
+    return np.argmax(to_numpy(y_pred), axis=-1).ravel() == np.ravel(to_numpy(y_true))
+
+
+def _as_values(hits: np.ndarray) -> Tensor:
+    return Tensor(np.asarray(hits, dtype=np.float32))
+
+
+def binary_accuracy(y_true: Any, y_pred: Any, threshold: float = 0.5) -> Tensor:
+    """Per example: the share of its outputs where (y_pred > threshold) matches the 0/1 label."""
+    return _as_values(_binary_hits(y_true, y_pred, threshold))
+
+
+def categorical_accuracy(y_true: Any, y_pred: Any) -> Tensor:
+    """Per example: 1 where argmax(y_pred) is argmax(y_true) (one-hot labels), else 0."""
+    return _as_values(_categorical_hits(y_true, y_pred))
+
+
+def sparse_categorical_accuracy(y_true: Any, y_pred: Any) -> Tensor:
+    """Per example: 1 where argmax(y_pred) is the integer label, else 0."""
+    return _as_values(_sparse_hits(y_true, y_pred))
 
 
 class SparseCategoricalAccuracy(Metric):
     """How often argmax(y_pred) equals the integer label."""
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
-        labels = np.ravel(to_numpy(y_true))
-        self._add(np.argmax(to_numpy(y_pred), axis=-1).ravel() == labels, sample_weight)
+        self._add(_sparse_hits(y_true, y_pred), sample_weight)
 
 
 class CategoricalAccuracy(Metric):
     """How often argmax(y_pred) equals argmax(y_true) (one-hot labels)."""
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
-        self._add(np.argmax(to_numpy(y_pred), axis=-1) == np.argmax(to_numpy(y_true), axis=-1), sample_weight)
+        self._add(_categorical_hits(y_true, y_pred), sample_weight)
 
 
 class BinaryAccuracy(Metric):
@@ -108,11 +183,7 @@ class BinaryAccuracy(Metric):
         super().__init__(name, dtype)
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
-        y_pred, y_true = to_numpy(y_pred), to_numpy(y_true)
-        if y_true.size == y_pred.size:
-            y_true = y_true.reshape(y_pred.shape)  # labels (batch,) against predictions (batch, 1)
-        hits = (y_pred > self.threshold) == (y_true > 0.5)
-        self._add(np.mean(hits.reshape(len(hits), -1), axis=-1) if hits.ndim > 1 else hits, sample_weight)
+        self._add(_binary_hits(y_true, y_pred, self.threshold), sample_weight)
 
 
 def _floating(values: Any) -> Any:
@@ -132,8 +203,7 @@ class MeanMetricWrapper(Metric):
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         y_true, y_pred = _floating(y_true), _floating(y_pred)  # as Keras casts to the metric's float dtype
-        values = to_numpy(self.fn(y_true, y_pred, **self.fn_kwargs))
-        self._add(np.ravel(values), sample_weight)
+        self._add(to_numpy(self.fn(y_true, y_pred, **self.fn_kwargs)), sample_weight)
 
 
 class MeanSquaredError(MeanMetricWrapper):
@@ -192,6 +262,166 @@ class LogCoshError(MeanMetricWrapper):
         super().__init__(losses.log_cosh, name, dtype, **kwargs)
 
 
+class MeanSquaredLogarithmicError(MeanMetricWrapper):
+    """The running mean of (log(1 + y_pred) - log(1 + y_true))^2."""
+
+    def __init__(self, name: str = "mean_squared_logarithmic_error", dtype: Any = None, **kwargs: Any) -> None:
+        super().__init__(losses.mean_squared_logarithmic_error, name, dtype, **kwargs)
+
+
+class Hinge(MeanMetricWrapper):
+    """The running mean of max(1 - y_true y_pred, 0), labels -1/1 (or 0/1)."""
+
+    def __init__(self, name: str = "hinge", dtype: Any = None, **kwargs: Any) -> None:
+        super().__init__(losses.hinge, name, dtype, **kwargs)
+
+
+class SquaredHinge(MeanMetricWrapper):
+    """The running mean of max(1 - y_true y_pred, 0)^2, labels -1/1 (or 0/1)."""
+
+    def __init__(self, name: str = "squared_hinge", dtype: Any = None, **kwargs: Any) -> None:
+        super().__init__(losses.squared_hinge, name, dtype, **kwargs)
+
+
+class CategoricalHinge(MeanMetricWrapper):
+    """The running mean of max(best wrong score - true score + 1, 0), one-hot labels."""
+
+    def __init__(self, name: str = "categorical_hinge", dtype: Any = None, **kwargs: Any) -> None:
+        super().__init__(losses.categorical_hinge, name, dtype, **kwargs)
+
+
+class Poisson(MeanMetricWrapper):
+    """The running mean of y_pred - y_true log(y_pred)."""
+
+    def __init__(self, name: str = "poisson", dtype: Any = None, **kwargs: Any) -> None:
+        super().__init__(losses.poisson, name, dtype, **kwargs)
+
+
+def _in_top_k(labels: np.ndarray, scores: np.ndarray, k: int) -> np.ndarray:
+    """Whether each label's score is among the k highest of its row (ties at the edge count as in, as in TF)."""
+    scores = scores.reshape(-1, scores.shape[-1])
+    labels = np.asarray(labels).reshape(-1).astype(np.int64)
+    own = scores[np.arange(len(labels)), labels]
+    return np.sum(scores > own[:, None], axis=-1) < k
+
+
+def _sparse_top_k_hits(y_true: Any, y_pred: Any, k: int) -> np.ndarray:
+    scores, labels = np.asarray(to_numpy(y_pred)), np.asarray(to_numpy(y_true))
+    if labels.ndim == scores.ndim and labels.shape[-1] == 1:
+        labels = labels[..., 0]
+    return _in_top_k(labels, scores, k).reshape(labels.shape)
+
+
+def top_k_categorical_accuracy(y_true: Any, y_pred: Any, k: int = 5) -> Tensor:
+    """Per example: 1 where the true class (argmax of the one-hot y_true) is among the k highest scores."""
+    return _as_values(_sparse_top_k_hits(np.argmax(to_numpy(y_true), axis=-1), y_pred, k))
+
+
+def sparse_top_k_categorical_accuracy(y_true: Any, y_pred: Any, k: int = 5) -> Tensor:
+    """Per example: 1 where the integer label is among the k highest scores."""
+    return _as_values(_sparse_top_k_hits(y_true, y_pred, k))
+
+
+class TopKCategoricalAccuracy(Metric):
+    """How often the true class (argmax of the one-hot y_true) is among the k highest scores of y_pred."""
+
+    def __init__(self, k: int = 5, name: str = "top_k_categorical_accuracy", dtype: Any = None) -> None:
+        self.k = int(k)
+        super().__init__(name, dtype)
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        self._add(_sparse_top_k_hits(np.argmax(to_numpy(y_true), axis=-1), y_pred, self.k), sample_weight)
+
+
+class SparseTopKCategoricalAccuracy(Metric):
+    """How often the integer label is among the k highest scores of y_pred."""
+
+    def __init__(
+        self, k: int = 5, name: str = "sparse_top_k_categorical_accuracy", dtype: Any = None, **kwargs: Any
+    ) -> None:
+        if kwargs.get("from_sorted_ids"):
+            raise NotImplementedError("SparseTopKCategoricalAccuracy(from_sorted_ids=True) is not in minitape")
+        self.k = int(k)
+        super().__init__(name, dtype)
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        self._add(_sparse_top_k_hits(y_true, y_pred, self.k), sample_weight)
+
+
+class R2Score(Metric):
+    """The coefficient of determination, 1 - sum((y - y_pred)^2) / sum((y - mean y)^2), per output column,
+    then averaged ('uniform_average'), weighted by each column's variance ('variance_weighted_average') or
+    not (None), as Keras 3 computes it over every batch seen; `num_regressors` > 0 gives the adjusted R2."""
+
+    def __init__(
+        self,
+        class_aggregation: str | None = "uniform_average",
+        num_regressors: int = 0,
+        name: str = "r2_score",
+        dtype: Any = None,
+    ) -> None:
+        if class_aggregation not in ("uniform_average", "variance_weighted_average", None):
+            raise ValueError(
+                "R2Score: class_aggregation must be 'uniform_average', 'variance_weighted_average' or None, "
+                f"got {class_aggregation!r}"
+            )
+        if num_regressors < 0:
+            raise ValueError(f"R2Score: num_regressors must be >= 0, got {num_regressors!r}")
+        self.class_aggregation, self.num_regressors = class_aggregation, int(num_regressors)
+        super().__init__(name, dtype)
+
+    def reset_state(self) -> None:
+        super().reset_state()
+        self._sums: np.ndarray | None = None  # per column: weighted sum, sum of squares, squared error, weight
+        self._samples = 0
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        y_true, y_pred = _same_rank(np.asarray(to_numpy(y_true), np.float64), np.asarray(to_numpy(y_pred), np.float64))
+        if y_true.ndim != 2 or y_true.shape != y_pred.shape:
+            raise ValueError(
+                f"R2Score: y_true and y_pred must be 2-D (batch, outputs) of one shape; got {y_true.shape} and "
+                f"{y_pred.shape}"
+            )
+        weights = np.ones(1) if sample_weight is None else np.asarray(to_numpy(sample_weight), np.float64)
+        weights = _broadcast_weights(self.name, weights[:, None] if weights.ndim == 1 else weights, y_true.shape)
+        sums = np.stack(
+            [
+                np.sum(y_true * weights, axis=0),
+                np.sum(y_true * y_true * weights, axis=0),
+                np.sum((y_true - y_pred) ** 2 * weights, axis=0),
+                np.sum(weights, axis=0),
+            ]
+        )
+        if self._sums is not None and self._sums.shape != sums.shape:
+            raise ValueError(f"R2Score: built for {self._sums.shape[1]} outputs, got {sums.shape[1]}")
+        self._sums = sums if self._sums is None else self._sums + sums
+        self._samples += y_true.size
+
+    def result(self) -> Tensor:
+        if self._sums is None:
+            return Tensor(np.asarray(0.0, dtype=np.float32))
+        total_sum, squared_sum, squared_error, count = self._sums
+        with np.errstate(divide="ignore", invalid="ignore"):
+            total = squared_sum - total_sum * (total_sum / count)
+            raw = 1.0 - squared_error / total
+        raw = np.where(np.isinf(raw), 0.0, raw)
+        if self.class_aggregation == "uniform_average":
+            score = np.mean(raw)
+        elif self.class_aggregation == "variance_weighted_average":
+            score = np.sum(total * raw) / np.sum(total)
+        else:
+            score = raw
+        n, p = self._samples, self.num_regressors
+        if p and p >= n - 1:
+            warnings.warn(
+                f"R2Score: {p} regressors for {n} values: the adjusted R2 needs fewer; giving the plain R2 score",
+                stacklevel=2,
+            )
+        elif p:
+            score = 1.0 - (1.0 - score) * (n - 1) / (n - p - 1)
+        return Tensor(np.asarray(score, dtype=np.float32))
+
+
 class RootMeanSquaredError(Metric):
     """sqrt of the running mean of (y_true - y_pred)^2, over all elements."""
 
@@ -200,7 +430,7 @@ class RootMeanSquaredError(Metric):
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         values = losses.mean_squared_error(_floating(y_true), _floating(y_pred))
-        self._add(np.ravel(to_numpy(values)), sample_weight)
+        self._add(to_numpy(values), sample_weight)
 
     def result(self) -> Tensor:
         return Tensor(np.asarray(np.sqrt(np.asarray(super().result()))))
@@ -228,8 +458,10 @@ class _Confusion(Metric):
         scores = y_pred.reshape(-1)
         if sample_weight is None:
             weights = np.ones_like(scores)
-        else:
-            weights = np.broadcast_to(np.asarray(to_numpy(sample_weight), np.float64), y_pred.shape).reshape(-1)
+        else:  # as Keras: a weight per example reaches every label of it, (batch,) against (batch, 1) too
+            weights = np.asarray(to_numpy(sample_weight), np.float64)[..., None]
+            _, weights = _same_rank(y_true.reshape(y_pred.shape), weights, expand_rank_1=False)
+            weights = _broadcast_weights(type(self).__name__, weights, y_pred.shape).reshape(-1)
         predicted = scores[None, :] > thresholds[:, None]  # (thresholds, examples)
         positive, negative = weights * labels, weights * ~labels
         tp = (predicted * positive).sum(axis=1)
@@ -450,6 +682,15 @@ _BY_NAME: dict[str, Any] = {
     "logcosh": LogCoshError,
     "log_cosh": LogCoshError,
     "cosine_similarity": CosineSimilarity,
+    "msle": MeanSquaredLogarithmicError,
+    "mean_squared_logarithmic_error": MeanSquaredLogarithmicError,
+    "hinge": Hinge,
+    "squared_hinge": SquaredHinge,
+    "categorical_hinge": CategoricalHinge,
+    "poisson": Poisson,
+    "top_k_categorical_accuracy": TopKCategoricalAccuracy,
+    "sparse_top_k_categorical_accuracy": SparseTopKCategoricalAccuracy,
+    "r2_score": R2Score,
     "precision": Precision,
     "true_positives": TruePositives,
     "false_positives": FalsePositives,
@@ -458,6 +699,25 @@ _BY_NAME: dict[str, Any] = {
     "recall": Recall,
     "auc": AUC,
 }
+
+
+# Keras 3's short class names and the per-example functions (the losses' own, under their metric names)
+MSE, MAE, MAPE, MSLE = MeanSquaredError, MeanAbsoluteError, MeanAbsolutePercentageError, MeanSquaredLogarithmicError
+KLD = KLDivergence
+binary_crossentropy = losses.binary_crossentropy
+categorical_crossentropy = losses.categorical_crossentropy
+sparse_categorical_crossentropy = losses.sparse_categorical_crossentropy
+hinge, squared_hinge, categorical_hinge = losses.hinge, losses.squared_hinge, losses.categorical_hinge
+huber, poisson, logcosh = losses.huber, losses.poisson, losses.log_cosh
+kld = kullback_leibler_divergence = losses.kl_divergence
+mse, mae, mape, msle = losses.mse, losses.mae, losses.mape, losses.msle
+
+
+def __getattr__(name: str) -> Any:
+    """Metrics Keras has and minitape leaves out: an error that says so and what to use instead."""
+    from minitape.keras.unsupported import missing
+
+    raise missing("keras.metrics", name)
 
 
 def get(identifier: Any, loss: Any = None) -> Metric:

@@ -137,7 +137,7 @@ class Model(Layer):
             raise TypeError(f"compile: unexpected keyword argument(s) {sorted(unknown)}")
         self.optimizer = optimizers_module.get(optimizer)
         self.loss = compile_utils.by_output(
-            loss, self, "loss", lambda item: losses_module.get(item) if item is not None else None
+            loss, self, "loss", lambda item: losses_module.for_compile(item) if item is not None else None
         )
         self.loss_weights = loss_weights
         if isinstance(self.loss, (list, dict)) or len(self.outputs) > 1 or isinstance(metrics, dict):
@@ -285,7 +285,7 @@ class Model(Layer):
                 sample_weight = np.asarray(sample_weight)[: data_adapter.length(nest.flatten(x)[0], "x")]
         batches_of = data_adapter.batcher(x, y, batch_size, "fit", sample_weight, needs_y=self.loss is not None)
         history = History()
-        hooks = [history, *(callbacks or [])]
+        hooks = [*(callbacks or []), history]  # History last, as in Keras: it records what callbacks add to logs
         steps = batches_of.steps if steps_per_epoch is None else steps_per_epoch
         for hook in hooks:
             hook.set_model(self)
@@ -328,8 +328,9 @@ class Model(Layer):
                     )
                 logs = {**logs, **{f"val_{k}": v for k, v in val.items()}}
             bar.update(steps, logs, finalize=True)
+            epoch_logs = dict(logs)  # one dict for every callback, as in Keras: what one adds, the next sees
             for hook in hooks:
-                hook.on_epoch_end(epoch, dict(logs))
+                hook.on_epoch_end(epoch, epoch_logs)
             if self.stop_training:
                 break
         for hook in hooks:
@@ -385,10 +386,31 @@ class Model(Layer):
     def predict_on_batch(self, x: Any) -> np.ndarray:
         return backend.to_numpy(self(x, training=False))
 
-    def train_on_batch(self, x: Any, y: Any) -> Any:
+    def train_on_batch(
+        self,
+        x: Any,
+        y: Any = None,
+        sample_weight: Any = None,
+        class_weight: dict | None = None,
+        return_dict: bool = False,
+    ) -> Any:
+        """One training step on one batch; the loss and metrics of that batch alone (metrics are reset first)."""
         self._require_compiled("fit")
+        if class_weight is not None:
+            sample_weight = data_adapter.class_weights(class_weight, y, sample_weight)
+        return self._on_batch(self.train_step, x, y, sample_weight, return_dict)
+
+    def test_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None, return_dict: bool = False) -> Any:
+        """The loss and metrics of one batch, without training (training=False), metrics reset first."""
+        self._require_compiled("test_on_batch")
+        return self._on_batch(self.test_step, x, y, sample_weight, return_dict)
+
+    def _on_batch(self, step: Callable, x: Any, y: Any, sample_weight: Any, return_dict: bool) -> Any:
+        """As Keras 3: a dict if asked, else the values in `metrics_names` order (one number if only the loss)."""
         self.reset_metrics()
-        logs = _numbers(self.train_step((x, y)))
+        logs = _numbers(step((x, y) if sample_weight is None else (x, y, sample_weight)))
+        if return_dict:
+            return logs
         values = list(logs.values())
         return values[0] if len(values) == 1 else values
 

@@ -1,4 +1,4 @@
-"""Optimizers: SGD, Adam, RMSprop, Nadam, Adagrad, Adamax, Adadelta, with Keras 3's update rules and defaults.
+"""Optimizers: SGD, Adam, AdamW, RMSprop, Nadam, Adagrad, Adamax, Adadelta, with Keras 3's update rules and defaults.
 
 `apply_gradients(zip(grads, vars))` updates the variables.
 
@@ -22,6 +22,7 @@ __all__ = [
     "Adadelta",
     "Adagrad",
     "Adam",
+    "AdamW",
     "Adamax",
     "Nadam",
     "Optimizer",
@@ -50,6 +51,7 @@ class Optimizer:
     `iterations` is an int64 Variable counting the updates made; `learning_rate` may be a number, a
     `schedules.LearningRateSchedule` (called with `iterations` before each update) or a callable of no
     arguments. At most one of `clipnorm`, `clipvalue`, `global_clipnorm` clips the gradients first.
+    `weight_decay` is Keras 3's decoupled weight decay: before each update, w -= lr * weight_decay * w.
     """
 
     _slot_names: tuple[str, ...] = ()
@@ -61,15 +63,18 @@ class Optimizer:
         clipnorm: float | None = None,
         clipvalue: float | None = None,
         global_clipnorm: float | None = None,
+        weight_decay: float | None = None,
         **kwargs: Any,
     ) -> None:
-        unknown = set(kwargs) - {"weight_decay", "use_ema", "ema_momentum", "ema_overwrite_frequency"}
-        unknown |= {k for k in ("weight_decay", "use_ema") if kwargs.get(k)}  # accepted only when off
+        unknown = set(kwargs) - {"use_ema", "ema_momentum", "ema_overwrite_frequency"}
+        unknown |= {k for k in ("use_ema",) if kwargs.get(k)}  # accepted only when off
         if unknown:
             raise TypeError(
                 f"{type(self).__name__}: unexpected or unsupported keyword argument(s) {sorted(unknown)} "
-                "(minitape has no weight_decay or EMA; add a kernel_regularizer for weight decay)"
+                "(minitape has no EMA of the weights)"
             )
+        if weight_decay is not None and not weight_decay >= 0:
+            raise ValueError(f"{type(self).__name__}: weight_decay must be a number >= 0, got {weight_decay!r}")
         if sum(c is not None for c in (clipnorm, clipvalue, global_clipnorm)) > 1:
             raise ValueError(
                 f"{type(self).__name__}: only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set; "
@@ -82,6 +87,7 @@ class Optimizer:
         self.learning_rate = learning_rate
         self.name = name or backend.snake_case(type(self).__name__)
         self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
+        self.weight_decay = weight_decay
         self.iterations = Variable(np.int64(0), trainable=False, name="iteration", dtype="int64")
         self._slots: dict = {}  # variable ref -> {slot name: numpy array}
 
@@ -150,6 +156,8 @@ class Optimizer:
             values.append((v, value))
             grads.append(grad.astype(value.dtype, copy=False))
         self._before_step(step)
+        if self.weight_decay:  # decoupled from the gradient, as Keras 3 applies it, before the update
+            values = [(v, value - value * np.asarray(self.weight_decay * lr, value.dtype)) for v, value in values]
         for (v, value), grad in zip(values, self._clip(grads)):
             slots = self._slots.get(v.ref())
             if slots is None:
@@ -246,7 +254,10 @@ class SGD(Optimizer):
 
 
 class Adam(Optimizer):
-    """Adaptive moments: m and v are running means of g and g^2; the step is lr * m_hat / (sqrt(v_hat) + eps)."""
+    """Adaptive moments: m and v are running means of g and g^2; the step is lr * m_hat / (sqrt(v_hat) + eps).
+
+    With `amsgrad=True` the denominator uses the running maximum of v instead of v.
+    """
 
     _slot_names = ("m", "v")
 
@@ -261,9 +272,8 @@ class Adam(Optimizer):
         **kw: Any,
     ) -> None:
         super().__init__(learning_rate, name, **kw)
-        if amsgrad:
-            raise NotImplementedError("Adam(amsgrad=True) is not supported by minitape")
-        self.beta_1, self.beta_2, self.epsilon = beta_1, beta_2, epsilon
+        self.beta_1, self.beta_2, self.epsilon, self.amsgrad = beta_1, beta_2, epsilon, amsgrad
+        self._slot_names = ("m", "v", "v_hat") if amsgrad else ("m", "v")
 
     def _update(self, value, grad, slots, step, lr):
         b1, b2 = self.beta_1, self.beta_2
@@ -272,14 +282,39 @@ class Adam(Optimizer):
         m += (1 - b1) * grad
         v *= b2
         v += (1 - b2) * np.square(grad)
+        if self.amsgrad:  # AMSGrad (Reddi et al. 2018): divide by the largest v so far, so steps never grow
+            v = slots["v_hat"] = np.maximum(slots["v_hat"], v)
         step_size = lr * np.sqrt(1 - b2**step) / (1 - b1**step)  # bias correction folded into the step
         denominator = np.sqrt(v)
         denominator += self.epsilon
         return value - step_size * m / denominator
 
 
+class AdamW(Adam):
+    """Adam with decoupled weight decay (Loshchilov & Hutter 2019): before each update w -= lr * weight_decay * w,
+    apart from the gradient, so the decay is not rescaled by Adam's denominator. Keras 3's default is 0.004."""
+
+    def __init__(
+        self,
+        learning_rate: Any = 0.001,
+        weight_decay: float = 0.004,
+        beta_1: float = 0.9,
+        beta_2: float = 0.999,
+        epsilon: float = 1e-7,
+        amsgrad: bool = False,
+        name: str = "adamw",
+        **kw: Any,
+    ) -> None:
+        if weight_decay is None:
+            raise ValueError("AdamW: weight_decay must be a number (Keras 3's default is 0.004), not None")
+        super().__init__(learning_rate, beta_1, beta_2, epsilon, amsgrad, name, weight_decay=weight_decay, **kw)
+
+
 class RMSprop(Optimizer):
-    """Divide the gradient by a running root-mean-square of its recent values: lr * g / sqrt(rms + eps)."""
+    """Divide the gradient by a running root-mean-square of its recent values: lr * g / sqrt(rms + eps).
+
+    With `centered=True` the running mean of g is subtracted: lr * g / sqrt(rms - mean_g^2 + eps).
+    """
 
     _slot_names = ("rms", "momentum")
 
@@ -294,13 +329,17 @@ class RMSprop(Optimizer):
         **kw: Any,
     ) -> None:
         super().__init__(learning_rate, name, **kw)
+        self.rho, self.momentum, self.epsilon, self.centered = rho, momentum, epsilon, centered
         if centered:
-            raise NotImplementedError("RMSprop(centered=True) is not supported by minitape")
-        self.rho, self.momentum, self.epsilon = rho, momentum, epsilon
+            self._slot_names = ("rms", "momentum", "average_gradient")
 
     def _update(self, value, grad, slots, step, lr):
         slots["rms"] = self.rho * slots["rms"] + (1 - self.rho) * grad * grad
-        step_ = lr * grad / np.sqrt(slots["rms"] + self.epsilon)  # Keras 3 (and tf.keras >= 2.11): eps inside
+        denominator = slots["rms"] + self.epsilon  # Keras 3 (and tf.keras >= 2.11): eps inside the sqrt
+        if self.centered:  # divide by an estimate of the variance of g, not of its second moment
+            slots["average_gradient"] = self.rho * slots["average_gradient"] + (1 - self.rho) * grad
+            denominator = denominator - np.square(slots["average_gradient"])
+        step_ = lr * grad / np.sqrt(denominator)
         if self.momentum:
             step_ = slots["momentum"] = self.momentum * slots["momentum"] + step_
         return value - step_
@@ -410,6 +449,7 @@ class Adadelta(Optimizer):
 _BY_NAME = {
     "sgd": SGD,
     "adam": Adam,
+    "adamw": AdamW,
     "rmsprop": RMSprop,
     "nadam": Nadam,
     "adagrad": Adagrad,
@@ -425,3 +465,10 @@ def get(identifier: Any) -> Optimizer:
     if isinstance(identifier, str) and identifier.lower() in _BY_NAME:
         return _BY_NAME[identifier.lower()]()
     raise ValueError(f"Unknown optimizer: {identifier!r}. Use one of {sorted(_BY_NAME)}, or an Optimizer object.")
+
+
+def __getattr__(name: str) -> Any:
+    """Optimizers Keras has and minitape leaves out: an error that says so and what to use instead."""
+    from minitape.keras.unsupported import missing
+
+    raise missing("keras.optimizers", name)

@@ -89,3 +89,10 @@ def get(identifier: Any) -> Any:
     if callable(identifier):
         return identifier
     raise ValueError(f"Could not interpret regularizer {identifier!r}: pass a name, a Regularizer or a callable")
+
+
+def __getattr__(name: str) -> Any:
+    """Regularizers Keras has and minitape leaves out: an error that says so and what to use instead."""
+    from minitape.keras.unsupported import missing
+
+    raise missing("keras.regularizers", name)

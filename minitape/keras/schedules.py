@@ -90,3 +90,83 @@ class InverseTimeDecay(LearningRateSchedule):
         if self.staircase:
             ratio = math.floor(ratio)
         return constant(self.initial_learning_rate / (1 + self.decay_rate * ratio), dtype="float32")
+
+
+class PolynomialDecay(LearningRateSchedule):
+    """(initial - end) (1 - step / decay_steps)^power + end, then `end_learning_rate` once step passes
+    decay_steps; with `cycle`, decay_steps grows to the first multiple of it past the step (Keras 3's formula)."""
+
+    def __init__(
+        self,
+        initial_learning_rate: float,
+        decay_steps: int,
+        end_learning_rate: float = 0.0001,
+        power: float = 1.0,
+        cycle: bool = False,
+        name: str = "PolynomialDecay",
+    ) -> None:
+        if decay_steps <= 0:
+            raise ValueError(f"PolynomialDecay: decay_steps must be > 0, got {decay_steps!r}")
+        self.initial_learning_rate, self.decay_steps = initial_learning_rate, decay_steps
+        self.end_learning_rate, self.power, self.cycle, self.name = end_learning_rate, power, cycle, name
+
+    def __call__(self, step: Any) -> Any:
+        step = float(np.asarray(step))
+        decay_steps = float(self.decay_steps)
+        if self.cycle:
+            decay_steps *= 1.0 if step == 0 else math.ceil(step / decay_steps)
+        else:
+            step = min(step, decay_steps)
+        fraction = 1.0 - step / decay_steps
+        rate = (self.initial_learning_rate - self.end_learning_rate) * fraction**self.power + self.end_learning_rate
+        return constant(rate, dtype="float32")
+
+
+class CosineDecay(LearningRateSchedule):
+    """Half a cosine from the rate down to alpha * rate over decay_steps, then flat (Loshchilov & Hutter's SGDR
+    without restarts). With `warmup_target`, the rate first climbs linearly from initial_learning_rate to
+    warmup_target over warmup_steps, and the cosine starts from warmup_target (Keras 3's formula)."""
+
+    def __init__(
+        self,
+        initial_learning_rate: float,
+        decay_steps: int,
+        alpha: float = 0.0,
+        name: str = "CosineDecay",
+        warmup_target: float | None = None,
+        warmup_steps: int = 0,
+    ) -> None:
+        if decay_steps <= 0:
+            raise ValueError(f"CosineDecay: decay_steps must be > 0, got {decay_steps!r}")
+        self.initial_learning_rate, self.decay_steps, self.alpha, self.name = (
+            initial_learning_rate,
+            decay_steps,
+            alpha,
+            name,
+        )
+        self.warmup_target, self.warmup_steps = warmup_target, warmup_steps
+
+    def _cosine(self, step: float, start: float) -> float:
+        decayed = 0.5 * (1.0 + math.cos(math.pi * step / self.decay_steps))
+        return start * ((1 - self.alpha) * decayed + self.alpha)
+
+    def __call__(self, step: Any) -> Any:
+        step = float(np.asarray(step))
+        if self.warmup_target is None:
+            return constant(self._cosine(min(step, self.decay_steps), self.initial_learning_rate), dtype="float32")
+        step = min(step, self.decay_steps + self.warmup_steps)
+        if step < self.warmup_steps:
+            rate = (
+                self.initial_learning_rate
+                + (self.warmup_target - self.initial_learning_rate) * step / self.warmup_steps
+            )
+        else:
+            rate = self._cosine(step - self.warmup_steps, self.warmup_target)
+        return constant(rate, dtype="float32")
+
+
+def __getattr__(name: str) -> Any:
+    """Schedules Keras has and minitape leaves out: an error that says so and what to use instead."""
+    from minitape.keras.unsupported import missing
+
+    raise missing("keras.optimizers.schedules", name)

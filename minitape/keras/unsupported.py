@@ -39,7 +39,116 @@ _INSTEAD: dict[str, str] = {
     "keras.callbacks.ReduceLROnPlateau": (
         "use a schedule (keras.optimizers.schedules.ExponentialDecay) or keras.callbacks.LearningRateScheduler"
     ),
+    "keras.callbacks.TerminateOnNaN": (
+        "check the loss in your own Callback: on_train_batch_end(self, batch, logs) can set "
+        "self.model.stop_training = True when np.isnan(logs['loss'])"
+    ),
+    # keras.losses.*
+    **dict.fromkeys(
+        [f"keras.losses.{n}" for n in ("BinaryFocalCrossentropy", "binary_focal_crossentropy")],
+        "there is no focal loss; weigh the examples with class_weight or sample_weight, or write "
+        "-alpha (1 - p)^gamma log p as a keras.losses.Loss subclass",
+    ),
+    **dict.fromkeys(
+        [f"keras.losses.{n}" for n in ("CategoricalFocalCrossentropy", "categorical_focal_crossentropy")],
+        "there is no focal loss; weigh the examples with class_weight or sample_weight, or write "
+        "-alpha (1 - p)^gamma log p as a keras.losses.Loss subclass",
+    ),
+    **dict.fromkeys([f"keras.losses.{n}" for n in ("CTC", "ctc")], "there is no CTC loss (it is for sequence models)"),
+    **dict.fromkeys(
+        [
+            f"keras.losses.{n}"
+            for n in ("Dice", "dice", "Tversky", "tversky", "Circle", "circle")
+            + ("CategoricalGeneralizedCrossEntropy", "categorical_generalized_cross_entropy")
+        ],
+        "write it as a keras.losses.Loss subclass with call(y_true, y_pred) returning one loss per example",
+    ),
+    "keras.losses.Reduction": "pass reduction as a string: 'sum_over_batch_size', 'sum' or 'none'",
+    # keras.metrics.*
+    **dict.fromkeys(
+        [
+            f"keras.metrics.{n}"
+            for n in ("IoU", "MeanIoU", "BinaryIoU", "OneHotIoU", "OneHotMeanIoU", "F1Score", "FBetaScore")
+        ],
+        "compute it from keras.metrics.TruePositives, FalsePositives and FalseNegatives (e.g. F1 = "
+        "2 tp / (2 tp + fp + fn)), or subclass keras.metrics.Metric",
+    ),
+    **dict.fromkeys(
+        [
+            f"keras.metrics.{n}"
+            for n in ("PrecisionAtRecall", "RecallAtPrecision", "SensitivityAtSpecificity", "SpecificityAtSensitivity")
+        ],
+        "use keras.metrics.Precision and Recall with a list of thresholds and pick the threshold you need",
+    ),
+    **dict.fromkeys(
+        [
+            f"keras.metrics.{n}"
+            for n in ("PearsonCorrelation", "pearson_correlation", "ConcordanceCorrelation", "concordance_correlation")
+        ],
+        "use np.corrcoef on model.predict(x) and y, or keras.metrics.R2Score",
+    ),
+    "keras.metrics.Sum": "keep a running total in your own keras.metrics.Metric subclass (add_weight, assign_add)",
+    "keras.metrics.binary_focal_crossentropy": "there is no focal loss; use keras.metrics.binary_crossentropy",
+    "keras.metrics.categorical_focal_crossentropy": (
+        "there is no focal loss; use keras.metrics.categorical_crossentropy"
+    ),
+    # keras.optimizers.*
+    **dict.fromkeys(
+        [f"keras.optimizers.{n}" for n in ("Adafactor", "Ftrl", "Lamb", "Lion", "Muon", "ScheduleFreeAdamW")],
+        "use Adam or AdamW (or SGD, RMSprop, Nadam, Adagrad, Adamax, Adadelta)",
+    ),
+    "keras.optimizers.LossScaleOptimizer": "minitape computes in one dtype: no loss scaling is needed",
+    "keras.optimizers.MultiOptimizer": "call apply_gradients of each optimizer on its own variables in a train_step",
+    "keras.optimizers.legacy": "the legacy optimizers are gone in Keras 3 too; use keras.optimizers.Adam etc.",
+    "keras.optimizers.schedules.CosineDecayRestarts": (
+        "use CosineDecay, or a LearningRateSchedule subclass whose __call__(step) restarts the cosine"
+    ),
+    # keras.layers.* (the core's table in minitape/missing.py covers recurrent, attention, text and 1-D/3-D layers)
+    **dict.fromkeys(
+        [f"keras.layers.{n}" for n in ("GaussianNoise", "GaussianDropout", "AlphaDropout", "SpatialDropout2D")],
+        "use keras.layers.Dropout, or a Layer subclass that adds mt.random.normal noise while training",
+    ),
+    **dict.fromkeys(
+        [f"keras.layers.{n}" for n in ("GroupNormalization", "UnitNormalization", "RMSNormalization")],
+        "use keras.layers.LayerNormalization or BatchNormalization",
+    ),
+    "keras.layers.PReLU": "use keras.layers.LeakyReLU (a fixed slope) or ReLU(negative_slope=...)",
+    "keras.layers.ThresholdedReLU": "use keras.layers.ReLU(threshold=...)",
+    "keras.layers.Dot": "use keras.layers.Lambda(lambda t: mt.reduce_sum(t[0] * t[1], axis=-1, keepdims=True))",
+    "keras.layers.EinsumDense": "use keras.layers.Dense, with Reshape around it",
+    "keras.layers.ActivityRegularization": "give the previous layer activity_regularizer=keras.regularizers.L1(...)",
+    "keras.layers.SpectralNormalization": "use a kernel_constraint such as keras.constraints.MaxNorm",
+    "keras.layers.CenterCrop": "use keras.layers.Cropping2D",
+    "keras.layers.Discretization": "bucket the values with np.digitize before converting",
+    # keras.initializers.* / regularizers / activations
+    **dict.fromkeys(
+        [f"keras.initializers.{n}" for n in ("Orthogonal", "OrthogonalInitializer", "orthogonal")],
+        "use keras.initializers.GlorotUniform, or a function (shape, dtype=None) returning "
+        "np.linalg.qr(np.random.normal(size=shape))[0]",
+    ),
+    **dict.fromkeys(
+        [f"keras.initializers.{n}" for n in ("Identity", "IdentityInitializer", "identity")],
+        "pass a function: kernel_initializer=lambda shape, dtype=None: np.eye(*shape, dtype=dtype)",
+    ),
+    **dict.fromkeys(
+        [f"keras.regularizers.{n}" for n in ("OrthogonalRegularizer", "orthogonal_regularizer")],
+        "use keras.regularizers.L2, or a function of the weights returning a scalar penalty",
+    ),
+    **dict.fromkeys(
+        [
+            f"keras.activations.{n}"
+            for n in ("hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "mish", "celu", "glu", "squareplus")
+            + ("hard_shrink", "soft_shrink", "tanh_shrink", "sparse_plus", "sparse_sigmoid", "sparsemax")
+            + ("log_sigmoid", "threshold")
+        ],
+        "pass your own function of a tensor as activation=, written with mt ops (e.g. mt.nn.relu6, mt.tanh)",
+    ),
 }
+
+
+def has_hint(namespace: str, name: str) -> bool:
+    """Whether `namespace.name` has its own 'use this instead' in the table."""
+    return f"{namespace}.{name}" in _INSTEAD
 
 
 def missing(namespace: str, name: str) -> AttributeError:

@@ -19,7 +19,22 @@ from minitape.keras.layers.convolutional import (
 )
 from minitape.keras.layers.core import Activation, Dense, Dropout, Flatten, Lambda, ReLU, Reshape
 from minitape.keras.layers.embedding import Embedding
-from minitape.keras.layers.merging import Add, Average, Concatenate, Multiply, Subtract, add, concatenate
+from minitape.keras.layers.merging import (
+    Add,
+    Average,
+    Concatenate,
+    Maximum,
+    Minimum,
+    Multiply,
+    Subtract,
+    add,
+    average,
+    concatenate,
+    multiply,
+    subtract,
+)
+from minitape.keras.layers.merging import maximum_ as maximum
+from minitape.keras.layers.merging import minimum_ as minimum
 from minitape.keras.layers.normalization import BatchNormalization, LayerNormalization
 from minitape.keras.layers.preprocessing import Normalization, Rescaling
 from minitape.keras.layers.reshaping import Cropping2D, Permute, RepeatVector, UpSampling2D, ZeroPadding2D
@@ -30,4 +45,10 @@ Convolution2DTranspose = Conv2DTranspose
 
 
 def __getattr__(name: str) -> Any:
+    """Layers Keras has and minitape leaves out: an error that says so and what to use instead."""
+    from minitape.keras.unsupported import has_hint
+    from minitape.keras.unsupported import missing as keras_missing
+
+    if has_hint("keras.layers", name):
+        raise keras_missing("keras.layers", name)
     missing.raise_missing("tf.keras.layers", name, missing.LAYERS)

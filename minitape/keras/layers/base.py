@@ -9,6 +9,7 @@ symbolic tensors of `keras.Input`, a layer records itself into a functional grap
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Iterator
 from typing import Any
@@ -30,6 +31,22 @@ class Layer(Module):
     """Subclass and define `build(input_shape)` (make weights with `add_weight`) and `call(inputs)`."""
 
     autocast = True  # cast floating (and integer) inputs to the layer's dtype; Embedding turns it off
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass's own `build` is wrapped to set `built = True`, as Keras does: after a manual
+        `layer.build(shape)` the first call must not build again (new random weights, `set_weights` lost)."""
+        super().__init_subclass__(**kwargs)
+        build = cls.__dict__.get("build")
+        if build is not None and not getattr(build, "_sets_built", False):
+
+            @functools.wraps(build)
+            def build_then_mark_built(self: Layer, *args: Any, **kw: Any) -> Any:
+                result = build(self, *args, **kw)
+                self.built = True
+                return result
+
+            build_then_mark_built._sets_built = True  # type: ignore[attr-defined]
+            cls.build = build_then_mark_built
 
     def __init__(
         self,
@@ -187,31 +204,37 @@ class Layer(Module):
                 stack.extend(reversed(list(value.values())))
 
     def _variables(self, want_trainable: bool | None) -> list[Variable]:
-        found: list[Variable] = []
-        seen: set = set()
-        self._collect(found, seen, set(), want_trainable, True)
-        return found
+        """The variables in Keras 3's order, kept if their trainability (the layers' and their own) is wanted."""
+        found: list[tuple[Variable, bool]] = []
+        self._collect(found, set(), set(), True)
+        return [v for v, trainable in found if want_trainable is None or trainable == want_trainable]
 
-    def _collect(self, found: list, seen: set, visited: set, want: bool | None, parent_trainable: bool) -> None:
+    def _collect(self, found: list, seen: set, visited: set, parent_trainable: bool) -> None:
+        """Keras 3's order: this layer's own variables (trainable ones first, each group in creation order),
+        then each sublayer's, in the order they were assigned. Freezing a layer does not move its weights."""
         visited.add(id(self))  # identity only guards against cycles; it never decides an order
         trainable = parent_trainable and self.trainable
+        own: list[Variable] = []
+        sublayers: list[Layer] = []
         for item in self._tracked():
             if isinstance(item, Layer):
-                if id(item) not in visited:
-                    item._collect(found, seen, visited, want, trainable)
-                continue
-            for variable in (item,) if isinstance(item, Variable) else item.variables:  # a Variable or a Module
-                key = id(variable)
-                if key not in seen:
-                    is_trainable = trainable and variable.trainable
-                    if want is None or want == is_trainable:
-                        seen.add(key)
-                        found.append(variable)
+                sublayers.append(item)
+            else:
+                own.extend((item,) if isinstance(item, Variable) else item.variables)  # a Variable or a Module
+        for variable in [v for v in own if v.trainable] + [v for v in own if not v.trainable]:
+            if id(variable) not in seen:
+                seen.add(id(variable))
+                found.append((variable, trainable and variable.trainable))
+        for layer in sublayers:
+            if id(layer) not in visited:
+                layer._collect(found, seen, visited, trainable)
 
     @property
     def variables(self) -> list[Variable]:
-        """Every variable of this layer and its sublayers: trainable first, as Keras orders `weights`."""
-        return self.trainable_variables + self.non_trainable_variables
+        """Every variable of this layer and its sublayers, in Keras 3's order: layer by layer, and in each
+        layer its trainable weights, then its non-trainable ones (Dense kernel, bias; BatchNormalization
+        gamma, beta, moving_mean, moving_variance; ...). `get_weights` and `set_weights` use this order."""
+        return self._variables(None)
 
     @property
     def trainable_variables(self) -> list[Variable]:
@@ -220,6 +243,7 @@ class Layer(Module):
 
     @property
     def non_trainable_variables(self) -> list[Variable]:
+        """The rest (moving statistics, a frozen layer's weights), in `variables` order."""
         return self._variables(False)
 
     weights = variables
@@ -293,14 +317,24 @@ class Layer(Module):
                 finally:
                     state.stack.pop()
                 if self.activity_regularizer is not None:
-                    penalties = [self.activity_regularizer(o) for o in _flat_tensors(outputs)]
-                    if penalties:
-                        self.add_loss(add_n(penalties) if len(penalties) > 1 else penalties[0])
+                    self._add_activity_penalty(outputs)
         finally:
             state.depth -= 1
         if isinstance(outputs, TensorLike):
             self._output_shape = (None, *tuple(outputs.shape)[1:])
         return outputs
+
+    def _add_activity_penalty(self, outputs: Any) -> None:
+        """The activity regularizer's penalty on each output, divided by its batch size as Keras 3 does
+        (so the penalty does not grow with the batch), joins `layer.losses`."""
+        penalties = []
+        for output in _flat_tensors(outputs):
+            penalty = self.activity_regularizer(output)
+            if len(output.shape) and output.shape[0]:
+                penalty = penalty / float(output.shape[0])
+            penalties.append(penalty)
+        if penalties:
+            self.add_loss(add_n(penalties) if len(penalties) > 1 else penalties[0])
 
     def _convert(self, inputs: Any) -> Any:
         """Arrays and numbers become tensors; numeric inputs are cast to the layer's dtype (Keras' autocast)."""

@@ -52,6 +52,8 @@ class Conv2D(Layer):
         strides: Any = (1, 1),
         padding: str = "valid",
         data_format: str | None = None,
+        dilation_rate: Any = (1, 1),
+        groups: int = 1,
         activation: Any = None,
         use_bias: bool = True,
         kernel_initializer: Any = "glorot_uniform",
@@ -67,6 +69,13 @@ class Conv2D(Layer):
         self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
         if data_format not in (None, "channels_last"):
             raise ValueError(f"Conv2D: only data_format='channels_last' (NHWC) is supported, got {data_format!r}")
+        if pair(dilation_rate, "dilation_rate", "Conv2D") != (1, 1) or groups != 1:
+            raise NotImplementedError(
+                f"Conv2D: dilation_rate={dilation_rate!r} and groups={groups!r} are not supported by minitape "
+                "(mt.nn.conv2d has no dilations); only dilation_rate=1 and groups=1. For a wider view stack more "
+                "Conv2D layers or add pooling"
+            )
+        self.dilation_rate, self.groups = (1, 1), 1
         self.filters = int(filters)
         self.kernel_size = pair(kernel_size, "kernel_size", "Conv2D")
         self.strides = pair(strides, "strides", "Conv2D")

@@ -134,10 +134,25 @@ class Activation(Layer):
 
 
 class ReLU(Layer):
-    """max(x, 0)."""
+    """max(x, 0), with Keras 3's options: capped at `max_value`, negative_slope * (x - threshold) below
+    `threshold` (see keras.activations.relu)."""
+
+    def __init__(
+        self, max_value: float | None = None, negative_slope: float = 0.0, threshold: float = 0.0, **kwargs: Any
+    ) -> None:
+        super().__init__(**kwargs)
+        if max_value is not None and max_value < 0:
+            raise ValueError(f"ReLU: max_value must be >= 0 (or None), got {max_value!r}")
+        if negative_slope is None or negative_slope < 0:
+            raise ValueError(f"ReLU: negative_slope must be a number >= 0, got {negative_slope!r}")
+        if threshold is None or threshold < 0:
+            raise ValueError(f"ReLU: threshold must be a number >= 0, got {threshold!r}")
+        self.max_value, self.negative_slope, self.threshold = max_value, float(negative_slope), float(threshold)
 
     def call(self, inputs: Any) -> Any:
-        return relu(inputs)
+        if self.max_value is None and not self.negative_slope and not self.threshold:
+            return relu(inputs)
+        return activations.relu(inputs, self.negative_slope, self.max_value, self.threshold)
 
 
 class Lambda(Layer):

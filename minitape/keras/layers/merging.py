@@ -1,11 +1,13 @@
-"""Layers that join several inputs (a list) into one: Concatenate, Add, Subtract, Multiply, Average."""
+"""Layers that join several inputs (a list) into one: Concatenate, Add, Subtract, Multiply, Average, Maximum, ..."""
 
 from __future__ import annotations
 
+import functools
+import operator
 from typing import Any
 
 from minitape.keras.layers.base import Layer
-from minitape.ops.api import add_n, concat
+from minitape.ops.api import add_n, concat, maximum, minimum
 
 
 class _Merge(Layer):
@@ -59,15 +61,31 @@ class Subtract(_Merge):
         return first - second
 
 
-class Multiply(_Merge):
-    """The elementwise product of the inputs."""
+class _Elementwise(_Merge):
+    """Combines the inputs pairwise, left to right, with `_pair`."""
+
+    _pair: Any = None
 
     def call(self, inputs: Any) -> Any:
-        inputs = self._check(inputs)
-        out = inputs[0]
-        for x in inputs[1:]:
-            out = out * x
-        return out
+        return functools.reduce(type(self)._pair, self._check(inputs))
+
+
+class Multiply(_Elementwise):
+    """The elementwise product of the inputs."""
+
+    _pair = staticmethod(operator.mul)
+
+
+class Maximum(_Elementwise):
+    """The elementwise maximum of the inputs (the gradient goes to the largest)."""
+
+    _pair = staticmethod(maximum)
+
+
+class Minimum(_Elementwise):
+    """The elementwise minimum of the inputs (the gradient goes to the smallest)."""
+
+    _pair = staticmethod(minimum)
 
 
 class Average(_Merge):
@@ -86,3 +104,28 @@ def concatenate(inputs: list, axis: int = -1, **kwargs: Any) -> Any:
 def add(inputs: list, **kwargs: Any) -> Any:
     """Functional form: `Add()(inputs)`."""
     return Add(**kwargs)(inputs)
+
+
+def subtract(inputs: list, **kwargs: Any) -> Any:
+    """Functional form: `Subtract()(inputs)`."""
+    return Subtract(**kwargs)(inputs)
+
+
+def multiply(inputs: list, **kwargs: Any) -> Any:
+    """Functional form: `Multiply()(inputs)`."""
+    return Multiply(**kwargs)(inputs)
+
+
+def average(inputs: list, **kwargs: Any) -> Any:
+    """Functional form: `Average()(inputs)`."""
+    return Average(**kwargs)(inputs)
+
+
+def maximum_(inputs: list, **kwargs: Any) -> Any:
+    """Functional form: `Maximum()(inputs)` (`keras.layers.maximum`)."""
+    return Maximum(**kwargs)(inputs)
+
+
+def minimum_(inputs: list, **kwargs: Any) -> Any:
+    """Functional form: `Minimum()(inputs)` (`keras.layers.minimum`)."""
+    return Minimum(**kwargs)(inputs)
