@@ -167,8 +167,14 @@ def where(condition, x=None, y=None, name=None):
 
 
 def clip_by_norm(t, clip_norm, axes=None, name=None):
-    """`t` scaled down so that its Euclidean norm (over `axes`) is at most `clip_norm`."""
-    length = norm(t, axis=axes, keepdims=True)
+    """`t` scaled down so that its Euclidean norm (over `axes`) is at most `clip_norm`.
+
+    As in TensorFlow, the norm goes through two `where`s so that an all-zero `t` has a finite gradient (1 per
+    entry): sqrt is only ever differentiated at a positive sum, never at 0, where its slope is infinite.
+    """
+    l2sum = reduce_sum(square(t), axis=axes, keepdims=True)
+    positive = greater(l2sum, 0)
+    length = _where(positive, sqrt(_where(positive, l2sum, ones_like(l2sum))), l2sum)
     return t * clip_norm / maximum(length, clip_norm)
 
 

@@ -244,7 +244,8 @@ def global_norm(t_list: Any, name: str | None = None) -> Tensor:
 
 def clip_by_global_norm(t_list: Any, clip_norm: Any, use_norm: Any = None, name: str | None = None) -> tuple:
     """Scale every tensor by clip_norm / max(global_norm, clip_norm), so that their joint norm is at most
-    clip_norm; returns (clipped list, the global norm before clipping). None entries stay None."""
+    clip_norm; returns (clipped list, the global norm before clipping). None entries stay None.
+    An infinite or NaN global norm makes every entry NaN, as TensorFlow documents: nothing can be scaled to it."""
     norm = global_norm(t_list) if use_norm is None else use_norm
-    scale = clip_norm / maximum(norm, clip_norm)
+    scale = clip_norm / maximum(norm, clip_norm) + (norm - norm)  # norm - norm: 0, or NaN for inf and NaN
     return [None if t is None else t * cast(scale, t.dtype) for t in t_list], norm
