@@ -50,3 +50,36 @@ def test_clip_by_global_norm_of_an_infinite_or_nan_norm_is_all_nan():
     assert np.isnan(norm.numpy()) and np.isnan(c.numpy()).all()
     (d,), _ = mt.clip_by_global_norm([mt.constant([3.0, 4.0])], 1.0)
     np.testing.assert_allclose(d.numpy(), [0.6, 0.8], rtol=1e-6)
+
+
+# ---- one_hot's dtype -----------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "kwargs, dtype, value",  # TensorFlow's dtype and value for each call
+    [
+        ({}, "float32", [[0.0, 1.0]]),
+        ({"on_value": 5, "off_value": -1}, "int32", [[-1, 5]]),
+        ({"on_value": 5}, "int32", [[0, 5]]),
+        ({"off_value": -1}, "int32", [[-1, 1]]),
+        ({"on_value": 5.0}, "float32", [[0.0, 5.0]]),
+        ({"on_value": mt.constant(5.0, mt.float64)}, "float64", [[0.0, 5.0]]),
+        ({"on_value": np.int64(3)}, "int64", [[0, 3]]),
+        ({"on_value": True, "off_value": False}, "bool", [[False, True]]),
+        ({"on_value": 5, "dtype": mt.float32}, "float32", [[0.0, 5.0]]),
+        ({"dtype": mt.int64}, "int64", [[0, 1]]),
+    ],
+)
+def test_one_hot_takes_its_dtype_from_the_values_as_tensorflow(kwargs, dtype, value):
+    result = mt.one_hot([1], 2, **kwargs)
+    assert result.dtype.name == dtype
+    assert result.numpy().tolist() == value
+
+
+def test_one_hot_refuses_values_that_disagree_on_dtype():
+    text = message_of(TypeError, lambda: mt.one_hot([1], 2, on_value=1, off_value=0.5))
+    assert "one_hot" in text and "int32" in text and "float32" in text and "off_value" in text
+    text = message_of(TypeError, lambda: mt.one_hot([1], 2, on_value=5.0, dtype=mt.int32))
+    assert "one_hot" in text and "dtype=int32" in text and "float32" in text
+    text = message_of(TypeError, lambda: mt.one_hot([1], 2, on_value=mt.constant(1.0, mt.float64), dtype="float32"))
+    assert "float64" in text and "dtype=float32" in text
+    assert "off_value=False" in message_of(TypeError, lambda: mt.one_hot([1], 2, on_value=True))
+    assert "scalar" in message_of(mt.errors.InvalidArgumentError, lambda: mt.one_hot([1], 2, on_value=[1, 2]))
