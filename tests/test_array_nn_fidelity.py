@@ -83,3 +83,33 @@ def test_one_hot_refuses_values_that_disagree_on_dtype():
     assert "float64" in text and "dtype=float32" in text
     assert "off_value=False" in message_of(TypeError, lambda: mt.one_hot([1], 2, on_value=True))
     assert "scalar" in message_of(mt.errors.InvalidArgumentError, lambda: mt.one_hot([1], 2, on_value=[1, 2]))
+
+
+# ---- a Python list as the index ------------------------------------------------------------------------
+X34 = mt.reshape(mt.range(12.0), [3, 4])
+
+
+@pytest.mark.parametrize(
+    "key, tensorflow_reads",  # TensorFlow reads a list key as a tuple: x[[0, 2]] is its x[0, 2] (2.0 here)
+    [([0, 2], "x[0, 2]"), ([1, slice(1, 3)], "x[1, 1:3]"), ([None, 0], "x[mt.newaxis, 0]"), ([], "x[()]")],
+)
+def test_a_list_key_is_refused_saying_what_tensorflow_and_numpy_read(key, tensorflow_reads):
+    text = message_of(TypeError, lambda: X34[key])
+    assert f"TensorFlow reads x[[...]] as {tensorflow_reads}" in text and "numpy" in text
+
+
+def test_a_list_key_message_offers_gather_or_boolean_mask():
+    assert "write x[0, 2] for TensorFlow's meaning, or mt.gather(x, [0, 2])" in message_of(
+        TypeError, lambda: X34[[0, 2]]
+    )
+    assert "mt.gather(x, [1, 2])" in message_of(TypeError, lambda: X34[[mt.constant(1), 2]])
+    assert "mt.boolean_mask(x, [True, False, True])" in message_of(TypeError, lambda: X34[[True, False, True]])
+    assert "mt.gather(x, [[0, 1]])" in message_of(TypeError, lambda: X34[[[0, 1]]])
+    assert "mt.gather" in message_of(TypeError, lambda: mt.Variable(X34)[[0, 2]])
+
+
+def test_tuple_keys_index_as_before():
+    assert X34[0, 2].numpy() == 2.0  # TensorFlow's x[[0, 2]] written as it means it
+    assert X34[(1, slice(1, 3))].numpy().tolist() == [5.0, 6.0]
+    assert X34[np.array([True, False, True])].numpy().tolist() == [[0, 1, 2, 3], [8, 9, 10, 11]]
+    assert mt.gather(X34, [0, 2]).numpy().tolist() == [[0, 1, 2, 3], [8, 9, 10, 11]]

@@ -113,8 +113,44 @@ slice_grad = defop("StridedSliceGrad", _scatter, lambda op, g: strided_slice_op(
 
 
 def strided_slice(tensor, key):
-    """`tensor[key]` with numpy's indexing rules; differentiable."""
+    """`tensor[key]`: differentiable indexing. What TensorFlow takes (ints, slices, ..., None, scalar tensors, a
+    bool array) means what it means there; arrays inside a tuple key index as in numpy (TensorFlow refuses them).
+    """
+    if type(key) is list:
+        raise TypeError(_list_key_message(key))
     return strided_slice_op(tensor, key=_normalise_key(key))
+
+
+def _list_key_message(key):
+    """Why x[[...]] is refused: TensorFlow reads a list key as a tuple, numpy as the entries to pick."""
+    shown = ", ".join(_index_text(k) for k in key)
+    head = f"cannot index a tensor with the list [{shown}]: "
+    if key and all(np.asarray(_plain(k)).dtype.kind == "b" for k in key):
+        return head + f"numpy reads it as a mask and TensorFlow refuses it; write mt.boolean_mask(x, [{shown}])"
+    if any(np.ndim(_plain(k)) > 0 for k in key):
+        return head + (
+            "numpy reads it as the entries to pick and TensorFlow refuses it; write "
+            f"mt.gather(x, [{shown}]) to pick along the first axis, or mt.gather_nd for one index per axis"
+        )
+    as_tuple = f"x[{shown}]" if key else "x[()]"
+    message = head + (
+        f"TensorFlow reads x[[...]] as {as_tuple} (one index per axis), numpy as the entries to pick along the "
+        f"first axis, so minitape refuses it; write {as_tuple}"
+    )
+    if key and all(np.asarray(_plain(k)).dtype.kind in "iu" for k in key):
+        return message + f" for TensorFlow's meaning, or mt.gather(x, [{shown}]) for numpy's"
+    return message
+
+
+def _index_text(k):
+    """One entry of an index as it would be written inside x[...]."""
+    if isinstance(k, slice):
+        text = f"{'' if k.start is None else k.start}:{'' if k.stop is None else k.stop}"
+        return text if k.step is None else f"{text}:{k.step}"
+    if k is None or k is Ellipsis:
+        return "mt.newaxis" if k is None else "..."
+    value = _plain(k)
+    return str(value.tolist() if isinstance(value, np.ndarray) else value)
 
 
 # ---- gather and its scatter twin -----------------------------------------------------------------
