@@ -113,3 +113,18 @@ def test_tuple_keys_index_as_before():
     assert X34[(1, slice(1, 3))].numpy().tolist() == [5.0, 6.0]
     assert X34[np.array([True, False, True])].numpy().tolist() == [[0, 1, 2, 3], [8, 9, 10, 11]]
     assert mt.gather(X34, [0, 2]).numpy().tolist() == [[0, 1, 2, 3], [8, 9, 10, 11]]
+
+
+# ---- shape, size and rank ------------------------------------------------------------------------------
+def test_shape_and_size_take_out_type_and_rank_is_int32():
+    x = mt.zeros([2, 3])
+    for out_type in (mt.int64, "int64"):
+        assert mt.shape(x, out_type=out_type).dtype == mt.int64  # TensorFlow: int64 [2, 3]
+    assert mt.shape(x, out_type=mt.int64).numpy().tolist() == [2, 3]
+    assert mt.shape([[1, 2]]).dtype == mt.int32
+    size = mt.size(x, out_type=mt.int64)
+    assert size.dtype == mt.int64 and size.numpy() == 6
+    assert mt.size(x, out_type=mt.float32).dtype == mt.float32  # TensorFlow: float32 6.0
+    assert mt.rank(x).dtype == mt.int32 and mt.rank(x).numpy() == 2
+    text = message_of(mt.errors.InvalidArgumentError, lambda: mt.shape(x, out_type=mt.float32))
+    assert "shape" in text and "int32 or int64" in text and "float32" in text
