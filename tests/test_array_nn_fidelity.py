@@ -18,7 +18,7 @@ def message_of(exception, fn):
 
 
 def gradient(f, x):
-    x = mt.constant(x)
+    x = mt.constant(np.asarray(x, np.float64))
     with mt.GradientTape() as tape:
         tape.watch(x)
         y = f(x)
@@ -128,3 +128,47 @@ def test_shape_and_size_take_out_type_and_rank_is_int32():
     assert mt.rank(x).dtype == mt.int32 and mt.rank(x).numpy() == 2
     text = message_of(mt.errors.InvalidArgumentError, lambda: mt.shape(x, out_type=mt.float32))
     assert "shape" in text and "int32 or int64" in text and "float32" in text
+
+
+# ---- strided_slice with TensorFlow's signature ---------------------------------------------------------
+X234 = mt.reshape(mt.range(24.0), [2, 3, 4])
+
+
+@pytest.mark.parametrize(
+    "args, kwargs, shape, first",  # TensorFlow's shape and first entries for each call
+    [
+        (([0, 1], [2, 3]), {}, [2, 2, 4], [4.0, 5.0, 6.0]),
+        (([1, -1], [0, 0], [-1, -1]), {}, [1, 2, 4], [20.0, 21.0, 22.0]),
+        (([1, 1], [2, 3]), {"begin_mask": 1}, [2, 2, 4], [4.0, 5.0, 6.0]),
+        (([1, 1], [0, 0]), {"end_mask": 3}, [1, 2, 4], [16.0, 17.0, 18.0]),
+        (([0, 1], [0, 3]), {"ellipsis_mask": 1}, [2, 3, 2], [1.0, 2.0, 5.0]),
+        (([0, 0], [0, 2]), {"new_axis_mask": 1}, [1, 2, 3, 4], [0.0, 1.0, 2.0]),
+        (([1, 0], [2, 2]), {"shrink_axis_mask": 1}, [2, 4], [12.0, 13.0, 14.0]),
+        (([-1], [0]), {"shrink_axis_mask": 1}, [3, 4], [12.0, 13.0, 14.0]),
+        (([0, 1], [0, 2]), {"ellipsis_mask": 1, "shrink_axis_mask": 3}, [2, 3], [1.0, 5.0, 9.0]),
+        (([1, 0, 0], [2, 0, 3], [1, 1, 1]), {"begin_mask": 2, "end_mask": 2, "shrink_axis_mask": 1}, [3, 3], [12.0]),
+        ((mt.constant([0, 1]), mt.constant([2, 3]), mt.constant([1, 1])), {}, [2, 2, 4], [4.0, 5.0, 6.0]),
+    ],
+)
+def test_strided_slice_has_tensorflows_signature_and_masks(args, kwargs, shape, first):
+    result = mt.strided_slice(X234, *args, **kwargs)
+    assert result.shape.as_list() == shape
+    assert result.numpy().ravel()[: len(first)].tolist() == first
+
+
+def test_strided_slice_gradient_and_refusals():
+    weights = mt.constant([1.0, 5.0], mt.float64)
+    g = gradient(lambda x: mt.reduce_sum(mt.strided_slice(x, [3], [0], [-2]) * weights), [1.0, 2.0, 3.0, 4.0])
+    np.testing.assert_array_equal(g, [0.0, 5.0, 0.0, 1.0])  # TensorFlow's gradient
+    check_gradients(lambda x: mt.strided_slice(x, [0, 1], [3, 0], [2, -1], shrink_axis_mask=0) ** 2, [np.ones((3, 4))])
+    refused = {
+        "non-zero": lambda: mt.strided_slice(X234, [0], [2], [0]),
+        "one entry each": lambda: mt.strided_slice(X234, [0, 1], [2]),
+        "more than one ellipsis": lambda: mt.strided_slice(X234, [0, 0], [0, 0], ellipsis_mask=3),
+        "has only 3": lambda: mt.strided_slice(X234, [0, 0, 0, 0], [1, 1, 1, 1]),
+        "positive stride": lambda: mt.strided_slice(X234, [1], [0], [-1], shrink_axis_mask=1),
+        "1-D list of integers": lambda: mt.strided_slice(X234, [0.0], [1.0]),
+    }
+    for words, call in refused.items():
+        text = message_of(mt.errors.InvalidArgumentError, call)
+        assert "strided_slice" in text and words in text

@@ -115,6 +115,8 @@ slice_grad = defop("StridedSliceGrad", _scatter, lambda op, g: strided_slice_op(
 def strided_slice(tensor, key):
     """`tensor[key]`: differentiable indexing. What TensorFlow takes (ints, slices, ..., None, scalar tensors, a
     bool array) means what it means there; arrays inside a tuple key index as in numpy (TensorFlow refuses them).
+    Python's x[key] and the shape functions call this; `mt.strided_slice` is TensorFlow's begin/end/masks form,
+    built on it in shape_ops.py.
     """
     if type(key) is list:
         raise TypeError(_list_key_message(key))
