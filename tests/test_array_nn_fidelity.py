@@ -172,3 +172,93 @@ def test_strided_slice_gradient_and_refusals():
     for words, call in refused.items():
         text = message_of(mt.errors.InvalidArgumentError, call)
         assert "strided_slice" in text and words in text
+
+
+# ---- pooling, batch_normalization, weighted cross-entropy ----------------------------------------------
+IMAGES = mt.reshape(mt.range(2 * 5 * 5 * 2, dtype=mt.float64), [2, 5, 5, 2]) ** 1.5 / 10
+SEQUENCES = mt.reshape(mt.range(2 * 7 * 3, dtype=mt.float64), [2, 7, 3]) ** 1.3
+
+
+@pytest.mark.parametrize(
+    "pool, args, shape, first",  # TensorFlow's shape and first entries (6 decimals)
+    [
+        ("avg_pool2d", (IMAGES, 2, 2, "VALID"), [2, 2, 2, 2], [1.900511, 2.23878, 3.477004, 3.947204]),
+        ("avg_pool2d", (IMAGES, [1, 2, 2, 1], [1, 2, 2, 1], "VALID"), [2, 2, 2, 2], [1.900511, 2.23878]),
+        ("avg_pool2d", (IMAGES, 3, 2, "SAME"), [2, 3, 3, 2], [1.900511, 2.23878, 3.057963, 3.499274, 4.442297]),
+        ("avg_pool", (IMAGES, [2, 3], [1, 2], "SAME"), [2, 5, 3, 2], [1.900511, 2.23878, 3.057963, 3.499274]),
+        ("max_pool", (IMAGES, 3, 2, "SAME"), [2, 3, 3, 2], [4.156922, 4.687217, 6.4, 7.00928]),
+        ("max_pool", (SEQUENCES, 3, 2, "SAME"), [2, 4, 3], [4.171168, 6.062866, 8.103283, 17.398638]),
+        ("avg_pool", (SEQUENCES, [3], [2], "SAME"), [2, 4, 3], [2.085584, 3.531433, 5.282786, 10.613475]),
+        ("avg_pool1d", (SEQUENCES, 3, 2, "VALID"), [2, 3, 3], [4.813929, 6.537465, 8.498033]),
+        ("max_pool1d", (SEQUENCES, 3, 2, "VALID"), [2, 3, 3], [10.270619, 12.54953, 14.928528]),
+    ],
+)
+def test_pooling_as_tensorflow(pool, args, shape, first):
+    result = getattr(mt.nn, pool)(*args)
+    assert result.shape.as_list() == shape and result.dtype == mt.float64
+    np.testing.assert_allclose(result.numpy().ravel()[: len(first)], first, rtol=1e-6)
+
+
+def test_avg_pool_gradient_counts_only_real_pixels():
+    weights = mt.reshape(mt.range(18, dtype=mt.float64), [1, 3, 3, 2])
+    g = gradient(lambda x: mt.reduce_sum(mt.nn.avg_pool2d(x, 3, 2, "SAME") * weights), IMAGES[:1].numpy())
+    expected = [0.0, 0.25, 0.333333, 0.75, 0.333333, 0.5, 1.333333, 1.75, 1.0, 1.25, 1.0, 1.416667]
+    np.testing.assert_allclose(g.ravel()[:12], expected, rtol=1e-5)  # TensorFlow's gradient
+    small = np.random.default_rng(0).normal(size=(1, 4, 5, 2))
+    check_gradients(lambda x: mt.nn.avg_pool(x, [2, 3], [1, 2], "SAME") ** 2, [small], order=2)
+    check_gradients(lambda x: mt.nn.max_pool(x[0], 2, 1, "VALID"), [small])
+
+
+def test_pooling_refuses_other_ranks_and_integer_averages():
+    text = message_of(mt.errors.InvalidArgumentError, lambda: mt.nn.max_pool(mt.zeros([2, 3]), 2, 2, "VALID"))
+    assert "max_pool" in text and "3-D" in text and "4-D" in text and "[2, 3]" in text
+    text = message_of(TypeError, lambda: mt.nn.avg_pool2d(mt.ones([1, 2, 2, 1], mt.int32), 2, 2, "VALID"))
+    assert "avg_pool2d" in text and "int32" in text and "mt.cast" in text
+    text = message_of(mt.errors.InvalidArgumentError, lambda: mt.nn.avg_pool2d(IMAGES, 6, 1, "VALID"))
+    assert "avg_pool2d" in text and "6x6" in text
+
+
+def test_batch_normalization_as_tensorflow():
+    x = mt.constant([[1.0, 2.0], [3.0, 5.0]], mt.float64)
+    mean, variance = mt.constant([2.0, 3.0], mt.float64), mt.constant([1.0, 4.0], mt.float64)
+    offset, scale = mt.constant([0.5, -1.0], mt.float64), mt.constant([2.0, 3.0], mt.float64)
+    result = mt.nn.batch_normalization(x, mean, variance, offset, scale, 1e-3)
+    np.testing.assert_allclose(result.numpy(), [[-1.499001, -2.499813], [2.499001, 1.999625]], rtol=1e-6)
+    bare = mt.nn.batch_normalization(x, 2.0, 4.0, None, None, 1e-3)  # TensorFlow casts to x's dtype
+    assert bare.dtype == mt.float64
+    np.testing.assert_allclose(bare.numpy(), [[-0.499938, 0.0], [0.499938, 1.499813]], rtol=1e-5)
+    check_gradients(
+        lambda x, m, v, o, s: mt.nn.batch_normalization(x, m, v, o, s, 1e-3),
+        [x, mean, variance, offset, scale],
+        order=2,
+    )
+
+
+def test_weighted_cross_entropy_as_tensorflow():
+    labels = mt.constant([[1.0, 0.0], [0.3, 1.0]], mt.float64)
+    logits = mt.constant([[2.0, -1.0], [0.5, -30.0]], mt.float64)
+    loss = mt.nn.weighted_cross_entropy_with_logits(labels, logits, 3.0)
+    np.testing.assert_allclose(loss.numpy(), [[0.380784, 0.313262], [1.108523, 90.0]], rtol=1e-6)
+    check_gradients(lambda z, x: mt.nn.weighted_cross_entropy_with_logits(z, x, 3.0), [labels, logits], order=2)
+    text = message_of(ValueError, lambda: mt.nn.weighted_cross_entropy_with_logits(mt.ones([2]), mt.ones([2, 1]), 3.0))
+    assert "same shape" in text and "[2, 1]" in text
+
+
+def test_missing_nn_and_linalg_names_say_what_to_use():
+    assert "mt.nn.conv2d" in message_of(AttributeError, lambda: mt.nn.conv1d)
+    assert "mt.linalg.svd" in message_of(AttributeError, lambda: mt.linalg.matrix_rank)
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_op'"):
+        mt.nn.no_such_op  # noqa: B018
+
+
+def test_linalg_cholesky_solve_l2_normalize_and_normalize():
+    a = mt.constant([[4.0, 2.0], [2.0, 3.0]], mt.float64)
+    rhs = mt.constant([[1.0], [2.0]], mt.float64)
+    np.testing.assert_allclose(mt.linalg.cholesky_solve(mt.linalg.cholesky(a), rhs).numpy(), [[-0.125], [0.75]])
+    check_gradients(lambda a, b: mt.linalg.cholesky_solve(mt.linalg.cholesky(a @ mt.transpose(a)), b), [a, rhs])
+    np.testing.assert_allclose(mt.linalg.l2_normalize(mt.constant([3.0, 4.0]), axis=0).numpy(), [0.6, 0.8])
+    unit, length = mt.linalg.normalize(mt.constant([[3.0, 4.0], [1.0, 0.0]]), axis=1)
+    np.testing.assert_allclose(unit.numpy(), [[0.6, 0.8], [1.0, 0.0]])
+    assert length.numpy().tolist() == [[5.0], [1.0]]  # TensorFlow keeps the axis: shape (2, 1)
+    unit, length = mt.linalg.normalize(mt.constant([[3.0, 4.0], [1.0, 0.0]]), ord=1, axis=[0, 1])
+    assert length.numpy().tolist() == [[4.0]] and unit.numpy().tolist() == [[0.75, 1.0], [0.25, 0.0]]
