@@ -262,3 +262,41 @@ def test_linalg_cholesky_solve_l2_normalize_and_normalize():
     assert length.numpy().tolist() == [[5.0], [1.0]]  # TensorFlow keeps the axis: shape (2, 1)
     unit, length = mt.linalg.normalize(mt.constant([[3.0, 4.0], [1.0, 0.0]]), ord=1, axis=[0, 1])
     assert length.numpy().tolist() == [[4.0]] and unit.numpy().tolist() == [[0.75, 1.0], [0.25, 0.0]]
+
+
+# ---- einsum: explicit labels must match; '...' broadcasts ----------------------------------------------
+A134 = mt.reshape(mt.range(12, dtype=mt.float64), [1, 3, 4]) / 7
+B245 = mt.reshape(mt.range(40, dtype=mt.float64), [2, 4, 5]) / 11
+
+
+def test_einsum_refuses_explicit_labels_of_different_sizes_before_running():
+    text = message_of(mt.errors.InvalidArgumentError, lambda: mt.einsum("bij,bjk->bik", A134, B245))
+    assert "'b'" in text and "[1, 3, 4]" in text and "[2, 4, 5]" in text and "'...'" in text
+    text = message_of(mt.errors.InvalidArgumentError, lambda: mt.einsum("ij,ij->i", mt.ones([2, 3]), mt.ones([2, 1])))
+    assert "'j'" in text
+    text = message_of(
+        mt.errors.InvalidArgumentError, lambda: mt.einsum("ij,jk->ik", mt.ones([2, 3, 1]), mt.ones([3, 4]))
+    )
+    assert "rank 3" in text and "'ij'" in text
+    text = message_of(mt.errors.InvalidArgumentError, lambda: mt.tensordot(mt.ones([2, 1]), mt.ones([3, 4]), 1))
+    assert "tensordot" in text and "1 long" in text
+    text = message_of(
+        mt.errors.InvalidArgumentError, lambda: mt.einsum("...ij,...jk->...ik", mt.ones([2, 3, 4]), mt.ones([3, 4, 5]))
+    )
+    assert "do not broadcast" in text and "2 and 3" in text
+
+
+def test_einsum_ellipsis_broadcasts_a_size_one_batch_and_sums_its_gradient_back():
+    weights = mt.reshape(mt.range(30, dtype=mt.float64), [2, 3, 5])
+    for a in (A134, A134[0]):  # a batch of 1, and no batch axis at all
+        result = mt.einsum("...ij,...jk->...ik", a, B245)
+        assert result.shape.as_list() == [2, 3, 5]
+        np.testing.assert_allclose(result.numpy().ravel()[:3], [0.90909, 0.98701, 1.06494], rtol=1e-5)  # TensorFlow
+    with mt.GradientTape() as tape:
+        tape.watch([A134, B245])
+        y = mt.reduce_sum(mt.einsum("...ij,...jk->...ik", A134, B245) * weights)
+    ga, gb = tape.gradient(y, [A134, B245])
+    assert ga.shape.as_list() == [1, 3, 4] and gb.shape.as_list() == [2, 4, 5]
+    np.testing.assert_allclose(ga.numpy().ravel()[:4], [173.63636, 216.81818, 260.0, 303.18182], rtol=1e-6)
+    np.testing.assert_allclose(gb.numpy().ravel()[:3], [14.28571, 16.0, 17.71429], rtol=1e-6)
+    check_gradients(lambda a, b: mt.einsum("...ij,...jk->...ik", a, b), [A134, B245], order=2)
