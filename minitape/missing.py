@@ -83,7 +83,7 @@ NN = {
         ("depthwise_conv2d", "separable_conv2d"),
         "write it as one mt.nn.conv2d per channel (on x[..., i:i + 1]) and mt.concat the results",
     ),
-    "atrous_conv2d": "there are no dilations: mt.nn.conv2d with an undilated kernel",
+    "atrous_conv2d": "use mt.nn.conv2d(value, filters, 1, padding, dilations=rate)",
     "max_pool_with_argmax": "use mt.nn.max_pool2d; its gradient goes to each window's maximum",
     **dict.fromkeys(
         ("ctc_loss", "ctc_greedy_decoder", "ctc_beam_search_decoder", "ctc_unique_labels", "collapse_repeated"),

@@ -300,3 +300,21 @@ def test_einsum_ellipsis_broadcasts_a_size_one_batch_and_sums_its_gradient_back(
     np.testing.assert_allclose(ga.numpy().ravel()[:4], [173.63636, 216.81818, 260.0, 303.18182], rtol=1e-6)
     np.testing.assert_allclose(gb.numpy().ravel()[:3], [14.28571, 16.0, 17.71429], rtol=1e-6)
     check_gradients(lambda a, b: mt.einsum("...ij,...jk->...ik", a, b), [A134, B245], order=2)
+
+
+# ---- conv2d with dilations -----------------------------------------------------------------------------
+def test_conv2d_dilations_as_tensorflow_with_finite_difference_gradients():
+    rng = np.random.default_rng(0)
+    x, w = mt.constant(rng.normal(size=(2, 7, 6, 3))), mt.constant(rng.normal(size=(3, 2, 3, 4)))
+    expected = [  # TensorFlow's shape and first entries (its CPU kernels have no gradient with dilations)
+        (1, "SAME", 2, [2, 7, 6, 4], [2.86056, -2.34696, 0.96305, -0.27966]),
+        (1, "VALID", (2, 3), [2, 3, 3, 4], [-0.89822, 3.97092, -3.86052, -4.52146]),
+        (2, "SAME", [1, 2, 2, 1], [2, 4, 3, 4], [-1.61771, -0.46434, -2.54202, 0.71296]),
+    ]
+    for strides, padding, dilations, shape, first in expected:
+        result = mt.nn.conv2d(x, w, strides, padding, dilations=dilations)
+        assert result.shape.as_list() == shape
+        np.testing.assert_allclose(result.numpy().ravel()[:4], first, rtol=1e-4)
+    small_x, small_w = rng.normal(size=(1, 5, 4, 2)), rng.normal(size=(2, 2, 2, 3))
+    check_gradients(lambda a, b: mt.nn.conv2d(a, b, 1, "SAME", dilations=2), [small_x, small_w], order=2)
+    check_gradients(lambda a, b: mt.nn.conv2d(a, b, 2, "VALID", dilations=[1, 2]), [small_x, small_w])

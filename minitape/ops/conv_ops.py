@@ -19,7 +19,7 @@ import numpy as np
 
 from minitape.errors import InvalidArgumentError
 from minitape.opdef import defop
-from minitape.ops.array_ops import reshape, transpose
+from minitape.ops.array_ops import reshape, slice_grad, transpose
 from minitape.tensor import Tensor, TensorLike
 
 
@@ -282,12 +282,29 @@ def _padding(padding: str, what: str) -> str:
 
 
 def conv2d(input, filters, strides=1, padding="VALID", data_format="NHWC", dilations=None, name=None):
-    """2-D convolution (cross-correlation, as in TensorFlow) of NHWC `input` with (kh, kw, in, out) `filters`."""
+    """2-D convolution (cross-correlation, as in TensorFlow) of NHWC `input` with (kh, kw, in, out) `filters`.
+
+    `dilations` (d_h, d_w) spread the filter's taps d apart (atrous convolution): the filter is scattered into
+    a larger one with zeros between its taps, and convolved as usual, so the filter's gradient is a strided
+    slice of that larger filter's and every derivative order works.
+    """
     if data_format != "NHWC":
         raise NotImplementedError(f"conv2d: data_format {data_format!r} is not supported; minitape uses NHWC")
-    if dilations not in (None, 1, [1, 1], (1, 1), [1, 1, 1, 1], (1, 1, 1, 1)):
-        raise NotImplementedError("conv2d: dilations are not supported by minitape")
+    if dilations is not None:
+        filters = _dilate(filters, _pair(dilations, "conv2d: dilations"))
     return conv2d_op(input, filters, strides=_pair(strides, "strides"), padding=_padding(padding, "conv2d"))
+
+
+def _dilate(filters, dilations):
+    """The filter with d - 1 zeros between neighbouring taps along height and width: ((kh - 1) d_h + 1, ...)."""
+    if dilations == (1, 1):
+        return filters
+    shape = tuple(np.shape(filters._array() if isinstance(filters, TensorLike) else filters))
+    if len(shape) != 4:
+        raise InvalidArgumentError(f"Conv2D needs a 4-D filter (kh, kw, in_channels, out_channels), got {shape}")
+    (dh, dw), (kh, kw) = dilations, shape[:2]
+    spread = ((kh - 1) * dh + 1, (kw - 1) * dw + 1, *shape[2:])
+    return slice_grad(filters, key=(slice(None, None, dh), slice(None, None, dw)), shape=spread)
 
 
 def conv2d_transpose(
