@@ -318,3 +318,40 @@ def test_conv2d_dilations_as_tensorflow_with_finite_difference_gradients():
     small_x, small_w = rng.normal(size=(1, 5, 4, 2)), rng.normal(size=(2, 2, 2, 3))
     check_gradients(lambda a, b: mt.nn.conv2d(a, b, 1, "SAME", dilations=2), [small_x, small_w], order=2)
     check_gradients(lambda a, b: mt.nn.conv2d(a, b, 2, "VALID", dilations=[1, 2]), [small_x, small_w])
+
+
+# ---- pad with REFLECT and SYMMETRIC --------------------------------------------------------------------
+X34_15 = mt.reshape(mt.range(12, dtype=mt.float64), [3, 4]) ** 1.5
+
+
+@pytest.mark.parametrize(
+    "paddings, mode, shape, first",  # TensorFlow's shape and first entries
+    [
+        ([[1, 2], [2, 3]], "REFLECT", [6, 9], [14.69694, 11.18034, 8.0, 11.18034, 14.69694, 18.52026]),
+        ([[2, 3], [1, 4]], "SYMMETRIC", [8, 9], [8.0, 8.0, 11.18034, 14.69694, 18.52026, 18.52026]),
+        ([[1, 1], [1, 1]], "reflect", [5, 6], [11.18034, 8.0, 11.18034, 14.69694, 18.52026, 14.69694]),
+        ([[3, 3], [0, 0]], "SYMMETRIC", [9, 4], [22.62742, 27.0, 31.62278, 36.48287, 8.0]),
+    ],
+)
+def test_mirror_padding_as_tensorflow(paddings, mode, shape, first):
+    result = mt.pad(X34_15, paddings, mode=mode)
+    assert result.shape.as_list() == shape
+    np.testing.assert_allclose(result.numpy().ravel()[: len(first)], first, rtol=1e-6)
+
+
+def test_mirror_padding_gradients_and_refusals():
+    weights = mt.reshape(mt.range(54, dtype=mt.float64), [6, 9])
+    g = gradient(lambda x: mt.reduce_sum(mt.pad(x, [[2, 1], [2, 3]], mode="SYMMETRIC") * weights), X34_15.numpy())
+    np.testing.assert_allclose(g.ravel()[:6], [60.0, 103.0, 76.0, 76.0, 60.0, 103.0])  # TensorFlow's gradient
+    weights = mt.reshape(mt.range(35, dtype=mt.float64), [5, 7])
+    g = gradient(lambda x: mt.reduce_sum(mt.pad(x, [[1, 1], [2, 1]], mode="REFLECT") * weights), X34_15.numpy())
+    np.testing.assert_allclose(g.ravel()[:6], [9.0, 18.0, 31.0, 12.0, 48.0, 96.0])
+    check_gradients(lambda x: mt.pad(x, [[2, 0], [1, 3]], mode="REFLECT") ** 2, [X34_15], order=2)
+    assert mt.pad(mt.constant([[1, 2, 3]]), [[0, 0], [2, 2]], mode="REFLECT").numpy().tolist() == [
+        [3, 2, 1, 2, 3, 2, 1]
+    ]
+    text = message_of(mt.errors.InvalidArgumentError, lambda: mt.pad(X34_15, [[3, 0], [0, 0]], mode="REFLECT"))
+    assert "REFLECT" in text and "at most 2" in text and "[3, 4]" in text
+    text = message_of(mt.errors.InvalidArgumentError, lambda: mt.pad(X34_15, [[4, 0], [0, 0]], mode="SYMMETRIC"))
+    assert "at most 3" in text
+    assert "SYMMETRIC" in message_of(ValueError, lambda: mt.pad(X34_15, [[0, 0], [1, 1]], mode="EDGE"))

@@ -313,9 +313,11 @@ pad_op = defop(
 
 
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
-    """Surround with `constant_values`: paddings[i] = (before, after) on axis i."""
-    if mode.upper() != "CONSTANT":
-        raise NotImplementedError(f"pad mode {mode!r} is not supported; minitape pads with constants")
+    """Surround with `constant_values` (mode CONSTANT), or with the edge mirrored: REFLECT leaves the edge value
+    out ([1, 2, 3] -> [2, 1, 2, 3, 2]), SYMMETRIC repeats it ([1, 1, 2, 3, 3]). paddings[i] = (before, after)."""
+    mode = mode.upper() if isinstance(mode, str) else mode
+    if mode not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
+        raise ValueError(f"pad: mode must be 'CONSTANT', 'REFLECT' or 'SYMMETRIC' (any case), not {mode!r}")
     paddings = tuple((int(lo), int(hi)) for lo, hi in np.asarray(_plain(paddings)).reshape(-1, 2))
     shape = np.shape(_plain(tensor))
     if len(paddings) != len(shape) or any(lo < 0 or hi < 0 for lo, hi in paddings):
@@ -323,7 +325,27 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
             f"pad: paddings {[list(p) for p in paddings]} must hold one non-negative [before, after] pair per axis "
             f"of the input, whose shape is {list(shape)}; give {len(shape)} pairs"
         )
-    return pad_op(tensor, paddings=paddings, value=constant_values)
+    if mode == "CONSTANT":
+        return pad_op(tensor, paddings=paddings, value=constant_values)
+    return _mirror_pad(tensor, paddings, mode, shape)
+
+
+def _mirror_pad(tensor, paddings, mode, shape):
+    """REFLECT or SYMMETRIC padding as one gather per padded axis (the source index of each output position),
+    so the gradient is gather's: each mirrored copy adds its gradient back to the entry it copies."""
+    extra = 1 if mode == "SYMMETRIC" else 0  # SYMMETRIC can mirror the whole axis, REFLECT all but its edge
+    for axis, ((lo, hi), n) in enumerate(zip(paddings, shape)):
+        if max(lo, hi) > n - 1 + extra:
+            raise InvalidArgumentError(
+                f"pad: mode {mode} pads axis {axis} (size {n}) by {[lo, hi]}, but can mirror at most {n - 1 + extra} "
+                f"entries each side (input shape {list(shape)}); pad in several steps, or use mode CONSTANT"
+            )
+    out = tensor
+    for axis, ((lo, hi), n) in enumerate(zip(paddings, shape)):
+        if lo or hi:
+            source = np.pad(np.arange(n), (lo, hi), mode=mode.lower())
+            out = gather_op(out, source, axis=axis)
+    return out
 
 
 def _tile_rule(op, g):
