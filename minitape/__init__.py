@@ -70,7 +70,7 @@ from minitape.ops.scatter_ops import (
     tensor_scatter_nd_sub,
     tensor_scatter_nd_update,
 )
-from minitape.ops.shape_ops import ensure_shape, gather_nd, meshgrid, repeat, reverse, split
+from minitape.ops.shape_ops import ensure_shape, gather_nd, meshgrid, repeat, reverse, split, strided_slice
 from minitape.ops.shape_ops import slice_ as slice
 from minitape.ops.sort_ops import argsort, sort
 from minitape.printing import print

@@ -24,7 +24,7 @@ from minitape.ops.api import (  # noqa: F401 - re-exported under tf.linalg's nam
     tensordot,
     transpose_last,
 )
-from minitape.ops.composite_ops import global_norm  # noqa: F401
+from minitape.ops.composite_ops import global_norm, l2_normalize  # noqa: F401
 from minitape.ops.linalg_ops import (
     cholesky_op,
     det_op,
@@ -147,6 +147,17 @@ def triangular_solve(matrix: Any, rhs: Any, lower: bool = True, adjoint: bool = 
     """X with matrix @ X = rhs, reading only the lower (or upper) triangle of `matrix`, as TensorFlow does."""
     triangle = band_part(matrix, -1, 0) if lower else band_part(matrix, 0, -1)
     return solve(triangle, rhs, adjoint=adjoint)
+
+
+def cholesky_solve(chol: Any, rhs: Any, name: str | None = None) -> Tensor:
+    """X with A X = rhs, given chol = mt.linalg.cholesky(A): two triangular solves, L Y = rhs then L^T X = Y."""
+    return triangular_solve(chol, triangular_solve(chol, rhs, lower=True), lower=True, adjoint=True)
+
+
+def normalize(tensor: Any, ord: Any = "euclidean", axis: Any = None, name: str | None = None) -> tuple[Tensor, Tensor]:
+    """(tensor / its norm, the norm): the norm as `mt.linalg.norm` takes it, kept with size-1 axes to divide by."""
+    length = norm(tensor, ord=ord, axis=axis, keepdims=True)
+    return tensor / length, length
 
 
 def lstsq(matrix: Any, rhs: Any, l2_regularizer: float = 0.0, fast: bool = True, name: str | None = None) -> Tensor:

@@ -60,6 +60,62 @@ LINALG = {
     "pinv": "for least squares use mt.linalg.lstsq; for an inverse of a square matrix mt.linalg.inv",
     "expm": "there is no matrix exponential",
     "cross": "write it from slices: a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1], ...",
+    "logm": "there is no matrix logarithm",
+    "sqrtm": "there is no matrix square root; for a symmetric matrix use mt.linalg.eigh",
+    "matrix_rank": "count the singular values above a tolerance: mt.linalg.svd(a, compute_uv=False)",
+    "lu_solve": "use mt.linalg.solve",
+    "lu_matrix_inverse": "use mt.linalg.inv",
+    "lu_reconstruct": "there is no LU decomposition",
+    "tridiagonal_solve": "build the full matrix and use mt.linalg.solve",
+    "tridiagonal_matmul": "build the full matrix and use mt.linalg.matmul",
+    "banded_triangular_solve": "build the full matrix and use mt.linalg.triangular_solve",
+    "eigh_tridiagonal": "build the full matrix and use mt.linalg.eigh",
+    "LinearOperator": "there are no linear operators: use dense matrices",
+}
+
+_ONLY_2D = "only 2-D convolution (mt.nn.conv2d) and 1-D or 2-D pooling: reshape the data to fit them"
+NN = {
+    **dict.fromkeys(("conv1d", "conv1d_transpose"), "use mt.nn.conv2d on x[:, None] (a height of 1)"),
+    **dict.fromkeys(
+        ("conv3d", "conv3d_transpose", "max_pool3d", "avg_pool3d", "convolution", "conv_transpose", "pool"), _ONLY_2D
+    ),
+    **dict.fromkeys(
+        ("depthwise_conv2d", "separable_conv2d"),
+        "write it as one mt.nn.conv2d per channel (on x[..., i:i + 1]) and mt.concat the results",
+    ),
+    "atrous_conv2d": "use mt.nn.conv2d(value, filters, 1, padding, dilations=rate)",
+    "max_pool_with_argmax": "use mt.nn.max_pool2d; its gradient goes to each window's maximum",
+    **dict.fromkeys(
+        ("ctc_loss", "ctc_greedy_decoder", "ctc_beam_search_decoder", "ctc_unique_labels", "collapse_repeated"),
+        "there is no CTC: minitape has no sequence models",
+    ),
+    **dict.fromkeys(
+        ("nce_loss", "sampled_softmax_loss", "fixed_unigram_candidate_sampler", "learned_unigram_candidate_sampler"),
+        "there is no sampled loss: use mt.nn.sparse_softmax_cross_entropy_with_logits over all classes",
+    ),
+    **dict.fromkeys(
+        ("local_response_normalization", "lrn"), "there is no local response normalization; use batch_normalization"
+    ),
+    "crelu": "write mt.concat([mt.nn.relu(x), mt.nn.relu(-x)], axis=-1)",
+    "normalize_moments": "use mt.nn.moments, which gives the mean and variance directly",
+    "weighted_moments": "use mt.nn.moments, or mt.reduce_sum(w * x) / mt.reduce_sum(w) for a weighted mean",
+    "sufficient_statistics": "use mt.nn.moments",
+    "in_top_k": "compare mt.math.top_k(predictions, k).indices with the targets",
+    "compute_average_loss": "take mt.reduce_mean of the per-example losses: there is one replica",
+    "scale_regularization_loss": "add the regularization loss as it is: there is one replica",
+    "embedding_lookup_sparse": "tensors are dense: use mt.nn.embedding_lookup",
+    "safe_embedding_lookup_sparse": "tensors are dense: use mt.nn.embedding_lookup",
+    **dict.fromkeys(
+        ("space_to_depth", "depth_to_space", "space_to_batch", "with_space_to_batch"),
+        "write it with mt.reshape and mt.transpose",
+    ),
+    **dict.fromkeys(("dilation2d", "erosion2d", "fractional_max_pool", "fractional_avg_pool"), _ONLY_2D),
+    "zero_fraction": "take mt.reduce_mean(mt.cast(mt.equal(x, 0), mt.float32))",
+    "log_poisson_loss": "write it: mt.exp(log_input) - targets * log_input",
+    "isotonic_regression": "there is no isotonic regression",
+    "approx_max_k": "use mt.math.top_k",
+    "approx_min_k": "use mt.math.top_k of -x",
+    "batch_norm_with_global_normalization": "use mt.nn.batch_normalization",
 }
 
 MATH = {

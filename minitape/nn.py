@@ -1,7 +1,10 @@
-"""`mt.nn`: activations and losses under TensorFlow's `tf.nn` names."""
+"""`mt.nn`: activations, losses, convolution and pooling under TensorFlow's `tf.nn` names."""
+
+from typing import NoReturn
 
 from minitape.ops.api import sigmoid, tanh  # noqa: F401
 from minitape.ops.composite_ops import (  # noqa: F401
+    batch_normalization,
     bias_add,
     embedding_lookup,
     gelu,
@@ -10,8 +13,18 @@ from minitape.ops.composite_ops import (  # noqa: F401
     relu6,
     selu,
     softsign,
+    weighted_cross_entropy_with_logits,
 )
-from minitape.ops.conv_ops import conv2d, conv2d_transpose, max_pool2d  # noqa: F401
+from minitape.ops.conv_ops import (  # noqa: F401
+    avg_pool,
+    avg_pool1d,
+    avg_pool2d,
+    conv2d,
+    conv2d_transpose,
+    max_pool,
+    max_pool1d,
+    max_pool2d,
+)
 from minitape.ops.mask_ops import dropout  # noqa: F401
 from minitape.ops.nn_ops import (  # noqa: F401
     elu,
@@ -28,3 +41,9 @@ from minitape.ops.nn_ops import (  # noqa: F401
     swish,
 )
 from minitape.ops.sort_ops import top_k  # noqa: F401
+
+
+def __getattr__(name: str) -> NoReturn:
+    from minitape import missing
+
+    missing.raise_missing("tf.nn", name, missing.NN)

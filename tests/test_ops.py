@@ -217,7 +217,7 @@ ARRAY_OPS = [
     ("slice_reverse", lambda x: x[::-1, 1:3], X),
     ("ellipsis", lambda x: x[..., 0], X),
     ("newaxis", lambda x: x[None, 1, mt.newaxis], X),
-    ("fancy_repeated", lambda x: x[[0, 0, 2]], X),
+    ("fancy_repeated", lambda x: x[np.array([0, 0, 2])], X),
     ("fancy_columns", lambda x: x[:, [3, 0, 3]], X),
     ("fancy_pairs", lambda x: x[[0, 2, 2], [1, 1, 3]], X),
     ("bool_mask", lambda x: x[np.array([True, False, True])], X),

@@ -6,7 +6,8 @@ import numpy as np
 
 from minitape import bitwise  # noqa: F401 - `x & y` on integer tensors (operators.py)
 from minitape.convert import convert_to_tensor
-from minitape.dtypes import int32
+from minitape.dtypes import as_dtype, int32, int64
+from minitape.errors import InvalidArgumentError
 from minitape.ops import reduce_ops as _r
 from minitape.ops.array_ops import (
     as_shape as _as_shape,
@@ -179,8 +180,14 @@ def where(condition, x=None, y=None, name=None):
 
 
 def clip_by_norm(t, clip_norm, axes=None, name=None):
-    """`t` scaled down so that its Euclidean norm (over `axes`) is at most `clip_norm`."""
-    length = norm(t, axis=axes, keepdims=True)
+    """`t` scaled down so that its Euclidean norm (over `axes`) is at most `clip_norm`.
+
+    As in TensorFlow, the norm goes through two `where`s so that an all-zero `t` has a finite gradient (1 per
+    entry): sqrt is only ever differentiated at a positive sum, never at 0, where its slope is infinite.
+    """
+    l2sum = reduce_sum(square(t), axis=axes, keepdims=True)
+    positive = greater(l2sum, 0)
+    length = _where(positive, sqrt(_where(positive, l2sum, ones_like(l2sum))), l2sum)
     return t * clip_norm / maximum(length, clip_norm)
 
 
@@ -199,14 +206,23 @@ def broadcast_to(input, shape, name=None):
 
 
 def shape(input, out_type=int32, name=None) -> Tensor:
-    return Tensor(np.asarray(input.shape if isinstance(input, TensorLike) else np.shape(input), np.int32))
+    """The shape of `input` as a 1-D tensor of `out_type` (int32 or int64, as TensorFlow allows)."""
+    dtype = as_dtype(out_type)
+    if dtype not in (int32, int64):
+        raise InvalidArgumentError(
+            f"shape: out_type must be int32 or int64, not {dtype.name}; cast the result to get another dtype"
+        )
+    return Tensor(np.asarray(input.shape if isinstance(input, TensorLike) else np.shape(input), dtype.as_numpy_dtype))
 
 
 def size(input, out_type=int32, name=None) -> Tensor:
-    return Tensor(np.asarray(np.size(input._array() if isinstance(input, TensorLike) else input), np.int32))
+    """The number of entries of `input`, as a scalar of `out_type`."""
+    count = np.size(input._array() if isinstance(input, TensorLike) else input)
+    return Tensor(np.asarray(count, as_dtype(out_type).as_numpy_dtype))
 
 
 def rank(input, name=None) -> Tensor:
+    """The number of axes of `input`, as an int32 scalar (TensorFlow's rank has no out_type)."""
     return Tensor(np.asarray(np.ndim(input._array() if isinstance(input, TensorLike) else input), np.int32))
 
 

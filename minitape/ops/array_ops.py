@@ -113,8 +113,46 @@ slice_grad = defop("StridedSliceGrad", _scatter, lambda op, g: strided_slice_op(
 
 
 def strided_slice(tensor, key):
-    """`tensor[key]` with numpy's indexing rules; differentiable."""
+    """`tensor[key]`: differentiable indexing. What TensorFlow takes (ints, slices, ..., None, scalar tensors, a
+    bool array) means what it means there; arrays inside a tuple key index as in numpy (TensorFlow refuses them).
+    Python's x[key] and the shape functions call this; `mt.strided_slice` is TensorFlow's begin/end/masks form,
+    built on it in shape_ops.py.
+    """
+    if type(key) is list:
+        raise TypeError(_list_key_message(key))
     return strided_slice_op(tensor, key=_normalise_key(key))
+
+
+def _list_key_message(key):
+    """Why x[[...]] is refused: TensorFlow reads a list key as a tuple, numpy as the entries to pick."""
+    shown = ", ".join(_index_text(k) for k in key)
+    head = f"cannot index a tensor with the list [{shown}]: "
+    if key and all(np.asarray(_plain(k)).dtype.kind == "b" for k in key):
+        return head + f"numpy reads it as a mask and TensorFlow refuses it; write mt.boolean_mask(x, [{shown}])"
+    if any(np.ndim(_plain(k)) > 0 for k in key):
+        return head + (
+            "numpy reads it as the entries to pick and TensorFlow refuses it; write "
+            f"mt.gather(x, [{shown}]) to pick along the first axis, or mt.gather_nd for one index per axis"
+        )
+    as_tuple = f"x[{shown}]" if key else "x[()]"
+    message = head + (
+        f"TensorFlow reads x[[...]] as {as_tuple} (one index per axis), numpy as the entries to pick along the "
+        f"first axis, so minitape refuses it; write {as_tuple}"
+    )
+    if key and all(np.asarray(_plain(k)).dtype.kind in "iu" for k in key):
+        return message + f" for TensorFlow's meaning, or mt.gather(x, [{shown}]) for numpy's"
+    return message
+
+
+def _index_text(k):
+    """One entry of an index as it would be written inside x[...]."""
+    if isinstance(k, slice):
+        text = f"{'' if k.start is None else k.start}:{'' if k.stop is None else k.stop}"
+        return text if k.step is None else f"{text}:{k.step}"
+    if k is None or k is Ellipsis:
+        return "mt.newaxis" if k is None else "..."
+    value = _plain(k)
+    return str(value.tolist() if isinstance(value, np.ndarray) else value)
 
 
 # ---- gather and its scatter twin -----------------------------------------------------------------
@@ -275,9 +313,11 @@ pad_op = defop(
 
 
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
-    """Surround with `constant_values`: paddings[i] = (before, after) on axis i."""
-    if mode.upper() != "CONSTANT":
-        raise NotImplementedError(f"pad mode {mode!r} is not supported; minitape pads with constants")
+    """Surround with `constant_values` (mode CONSTANT), or with the edge mirrored: REFLECT leaves the edge value
+    out ([1, 2, 3] -> [2, 1, 2, 3, 2]), SYMMETRIC repeats it ([1, 1, 2, 3, 3]). paddings[i] = (before, after)."""
+    mode = mode.upper() if isinstance(mode, str) else mode
+    if mode not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
+        raise ValueError(f"pad: mode must be 'CONSTANT', 'REFLECT' or 'SYMMETRIC' (any case), not {mode!r}")
     paddings = tuple((int(lo), int(hi)) for lo, hi in np.asarray(_plain(paddings)).reshape(-1, 2))
     shape = np.shape(_plain(tensor))
     if len(paddings) != len(shape) or any(lo < 0 or hi < 0 for lo, hi in paddings):
@@ -285,7 +325,27 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
             f"pad: paddings {[list(p) for p in paddings]} must hold one non-negative [before, after] pair per axis "
             f"of the input, whose shape is {list(shape)}; give {len(shape)} pairs"
         )
-    return pad_op(tensor, paddings=paddings, value=constant_values)
+    if mode == "CONSTANT":
+        return pad_op(tensor, paddings=paddings, value=constant_values)
+    return _mirror_pad(tensor, paddings, mode, shape)
+
+
+def _mirror_pad(tensor, paddings, mode, shape):
+    """REFLECT or SYMMETRIC padding as one gather per padded axis (the source index of each output position),
+    so the gradient is gather's: each mirrored copy adds its gradient back to the entry it copies."""
+    extra = 1 if mode == "SYMMETRIC" else 0  # SYMMETRIC can mirror the whole axis, REFLECT all but its edge
+    for axis, ((lo, hi), n) in enumerate(zip(paddings, shape)):
+        if max(lo, hi) > n - 1 + extra:
+            raise InvalidArgumentError(
+                f"pad: mode {mode} pads axis {axis} (size {n}) by {[lo, hi]}, but can mirror at most {n - 1 + extra} "
+                f"entries each side (input shape {list(shape)}); pad in several steps, or use mode CONSTANT"
+            )
+    out = tensor
+    for axis, ((lo, hi), n) in enumerate(zip(paddings, shape)):
+        if lo or hi:
+            source = np.pad(np.arange(n), (lo, hi), mode=mode.lower())
+            out = gather_op(out, source, axis=axis)
+    return out
 
 
 def _tile_rule(op, g):

@@ -278,6 +278,33 @@ def bias_add(value: Any, bias: Any, data_format: Any = None, name: str | None = 
     return value + bias
 
 
+def batch_normalization(
+    x: Any, mean: Any, variance: Any, offset: Any, scale: Any, variance_epsilon: float, name: str | None = None
+) -> Tensor:
+    """(x - mean) / sqrt(variance + epsilon) * scale + offset, with mean and variance given (e.g. from
+    mt.nn.moments); offset and scale may be None. Written as x * inv + (offset - mean * inv), as TensorFlow,
+    which also casts both terms to x's dtype (so Python-number statistics work with a float64 x)."""
+    x = convert_to_tensor(x)
+    inv = rsqrt(variance + variance_epsilon)
+    if scale is not None:
+        inv = inv * scale
+    shift = offset - mean * inv if offset is not None else -mean * inv
+    return x * cast(inv, x.dtype) + cast(shift, x.dtype)
+
+
+def weighted_cross_entropy_with_logits(labels: Any, logits: Any, pos_weight: Any, name: str | None = None) -> Tensor:
+    """sigmoid_cross_entropy_with_logits with the positive term weighted by pos_weight (above 1: fewer false
+    negatives), as (1 - z) x + (1 + (q - 1) z) (log(1 + e^-|x|) + max(-x, 0)), which never overflows."""
+    label_shape, logit_shape = np.shape(_plain(labels)), np.shape(_plain(logits))
+    if label_shape != logit_shape:
+        raise ValueError(
+            f"weighted_cross_entropy_with_logits: logits and labels must have the same shape ({list(logit_shape)} "
+            f"vs {list(label_shape)}); reshape one, e.g. mt.reshape(labels, {list(logit_shape)})"
+        )
+    log_weight = 1 + (pos_weight - 1) * labels
+    return (1 - labels) * logits + log_weight * (log1p(exp(-abs(logits))) + relu(-logits))
+
+
 def embedding_lookup(params: Any, ids: Any, max_norm: Any = None, name: str | None = None) -> Tensor:
     """The rows of `params` at `ids` (a gather on axis 0)."""
     if max_norm is not None:
@@ -293,7 +320,8 @@ def global_norm(t_list: Any, name: str | None = None) -> Tensor:
 
 def clip_by_global_norm(t_list: Any, clip_norm: Any, use_norm: Any = None, name: str | None = None) -> tuple:
     """Scale every tensor by clip_norm / max(global_norm, clip_norm), so that their joint norm is at most
-    clip_norm; returns (clipped list, the global norm before clipping). None entries stay None."""
+    clip_norm; returns (clipped list, the global norm before clipping). None entries stay None.
+    An infinite or NaN global norm makes every entry NaN, as TensorFlow documents: nothing can be scaled to it."""
     norm = global_norm(t_list) if use_norm is None else use_norm
-    scale = clip_norm / maximum(norm, clip_norm)
+    scale = clip_norm / maximum(norm, clip_norm) + (norm - norm)  # norm - norm: 0, or NaN for inf and NaN
     return [None if t is None else t * cast(scale, t.dtype) for t in t_list], norm

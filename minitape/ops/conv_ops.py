@@ -19,7 +19,8 @@ import numpy as np
 
 from minitape.errors import InvalidArgumentError
 from minitape.opdef import defop
-from minitape.tensor import TensorLike
+from minitape.ops.array_ops import reshape, slice_grad, transpose
+from minitape.tensor import Tensor, TensorLike
 
 
 # ---- geometry ------------------------------------------------------------------------------------
@@ -252,20 +253,26 @@ max_pool_grad_grad_op = defop("MaxPoolGradGrad", _max_pool_grad_grad,
 # ---- the public functions, as tf.nn -------------------------------------------------------------
 def _pair(value, name: str) -> tuple[int, int]:
     """An int or a sequence of 2 (or TensorFlow's 4, [1, sh, sw, 1]) as (h, w)."""
+    return _window(value, 2, name)
+
+
+def _window(value, n: int, name: str) -> tuple[int, ...]:
+    """ksize or strides for `n` spatial axes: an int, a sequence of 1 or n, or TensorFlow's n + 2 (batch and
+    channel entries 1) as a tuple of n positive ints."""
     if isinstance(value, TensorLike):
         value = value._array().tolist()
     if isinstance(value, (int, np.integer)):
-        return int(value), int(value)
+        return (int(value),) * n
     value = [int(v) for v in value]
-    if len(value) == 4:
-        if value[0] != 1 or value[3] != 1:
-            raise ValueError(f"{name}: with 4 entries (NHWC) the batch and channel entries must be 1, got {value}")
-        value = value[1:3]
+    if len(value) == n + 2:
+        if value[0] != 1 or value[-1] != 1:
+            raise ValueError(f"{name}: with {n + 2} entries the batch and channel entries must be 1, got {value}")
+        value = value[1:-1]
     if len(value) == 1:
-        value = value * 2
-    if len(value) != 2 or min(value) < 1:
-        raise ValueError(f"{name} must be a positive int or a pair of positive ints, got {value}")
-    return value[0], value[1]
+        value = value * n
+    if len(value) != n or min(value) < 1:
+        raise ValueError(f"{name} must be a positive int or {n} positive ints, got {value}")
+    return tuple(value)
 
 
 def _padding(padding: str, what: str) -> str:
@@ -275,12 +282,29 @@ def _padding(padding: str, what: str) -> str:
 
 
 def conv2d(input, filters, strides=1, padding="VALID", data_format="NHWC", dilations=None, name=None):
-    """2-D convolution (cross-correlation, as in TensorFlow) of NHWC `input` with (kh, kw, in, out) `filters`."""
+    """2-D convolution (cross-correlation, as in TensorFlow) of NHWC `input` with (kh, kw, in, out) `filters`.
+
+    `dilations` (d_h, d_w) spread the filter's taps d apart (atrous convolution): the filter is scattered into
+    a larger one with zeros between its taps, and convolved as usual, so the filter's gradient is a strided
+    slice of that larger filter's and every derivative order works.
+    """
     if data_format != "NHWC":
         raise NotImplementedError(f"conv2d: data_format {data_format!r} is not supported; minitape uses NHWC")
-    if dilations not in (None, 1, [1, 1], (1, 1), [1, 1, 1, 1], (1, 1, 1, 1)):
-        raise NotImplementedError("conv2d: dilations are not supported by minitape")
+    if dilations is not None:
+        filters = _dilate(filters, _pair(dilations, "conv2d: dilations"))
     return conv2d_op(input, filters, strides=_pair(strides, "strides"), padding=_padding(padding, "conv2d"))
+
+
+def _dilate(filters, dilations):
+    """The filter with d - 1 zeros between neighbouring taps along height and width: ((kh - 1) d_h + 1, ...)."""
+    if dilations == (1, 1):
+        return filters
+    shape = tuple(np.shape(filters._array() if isinstance(filters, TensorLike) else filters))
+    if len(shape) != 4:
+        raise InvalidArgumentError(f"Conv2D needs a 4-D filter (kh, kw, in_channels, out_channels), got {shape}")
+    (dh, dw), (kh, kw) = dilations, shape[:2]
+    spread = ((kh - 1) * dh + 1, (kw - 1) * dw + 1, *shape[2:])
+    return slice_grad(filters, key=(slice(None, None, dh), slice(None, None, dw)), shape=spread)
 
 
 def conv2d_transpose(
@@ -300,10 +324,81 @@ def conv2d_transpose(
     )
 
 
-def max_pool2d(input, ksize, strides, padding="VALID", data_format="NHWC", name=None):
+def max_pool2d(input, ksize, strides, padding="VALID", data_format="NHWC", name=None) -> Tensor:
     """Maximum over each ksize window of NHWC `input`, moving by `strides`."""
-    if data_format != "NHWC":
-        raise NotImplementedError(f"max_pool2d: data_format {data_format!r} is not supported; minitape uses NHWC")
-    return max_pool_op(
-        input, ksize=_pair(ksize, "ksize"), strides=_pair(strides, "strides"), padding=_padding(padding, "max_pool2d")
-    )
+    return _pool("max_pool2d", input, ksize, strides, padding, data_format, ranks=(4,))
+
+
+def avg_pool2d(input, ksize, strides, padding="VALID", data_format="NHWC", name=None) -> Tensor:
+    """Mean over each ksize window of NHWC `input`, moving by `strides`; with SAME, a border window is the mean
+    of the pixels it covers (the padding is not counted), as in TensorFlow."""
+    return _pool("avg_pool2d", input, ksize, strides, padding, data_format, ranks=(4,))
+
+
+def max_pool1d(input, ksize, strides, padding="VALID", data_format="NWC", name=None) -> Tensor:
+    """Maximum over each ksize window of NWC `input` (batch, width, channels)."""
+    return _pool("max_pool1d", input, ksize, strides, padding, data_format, ranks=(3,))
+
+
+def avg_pool1d(input, ksize, strides, padding="VALID", data_format="NWC", name=None) -> Tensor:
+    """Mean over each ksize window of NWC `input` (batch, width, channels)."""
+    return _pool("avg_pool1d", input, ksize, strides, padding, data_format, ranks=(3,))
+
+
+def max_pool(input, ksize, strides, padding, data_format=None, name=None) -> Tensor:
+    """`tf.nn.max_pool`: max_pool1d for a 3-D (NWC) input, max_pool2d for a 4-D (NHWC) one."""
+    return _pool("max_pool", input, ksize, strides, padding, data_format, ranks=(3, 4))
+
+
+def avg_pool(input, ksize, strides, padding, data_format=None, name=None) -> Tensor:
+    """`tf.nn.avg_pool`: avg_pool1d for a 3-D (NWC) input, avg_pool2d for a 4-D (NHWC) one."""
+    return _pool("avg_pool", input, ksize, strides, padding, data_format, ranks=(3, 4))
+
+
+def _pool(what, input, ksize, strides, padding, data_format, ranks) -> Tensor:
+    """Check the arguments, then pool; a 1-D (NWC) input is pooled as an image of height 1."""
+    from minitape.convert import convert_to_tensor
+
+    x = convert_to_tensor(input)
+    rank = len(x.shape)
+    if rank not in ranks:
+        wanted = " or ".join(
+            {3: "3-D (batch, width, channels)", 4: "4-D (batch, height, width, channels)"}[r] for r in ranks
+        )
+        raise InvalidArgumentError(
+            f"{what} needs a {wanted} input, got shape {x.shape.as_list()}; add a channels axis with x[..., None]"
+        )
+    if data_format not in (None, "NWC", "NHWC", "N...C"):
+        raise NotImplementedError(f"{what}: data_format {data_format!r} is not supported; minitape is channels-last")
+    n = rank - 2
+    ksize, strides = _window(ksize, n, f"{what}: ksize"), _window(strides, n, f"{what}: strides")
+    padding = _padding(padding, what)
+    if n == 1:
+        shape = x.shape.as_list()
+        image = reshape(x, [shape[0], 1, shape[1], shape[2]])
+        pooled = _pool2d(what, image, (1, *ksize), (1, *strides), padding)
+        return reshape(pooled, [shape[0], pooled.shape[2], shape[2]])
+    return _pool2d(what, x, ksize, strides, padding)
+
+
+def _pool2d(what, x, ksize, strides, padding) -> Tensor:
+    if what.startswith("max"):
+        return max_pool_op(x, ksize=ksize, strides=strides, padding=padding)
+    return _avg_pool2d(what, x, ksize, strides, padding)
+
+
+def _avg_pool2d(what, x, ksize, strides, padding) -> Tensor:
+    """The mean of each window: each channel, as its own one-channel image, convolved with a filter of ones and
+    divided by the number of real pixels per window. Built from Conv2D, so every derivative order works."""
+    if not x.dtype.is_floating:
+        raise TypeError(
+            f"{what}: input must be floating-point, not {x.dtype.name}; cast it first, e.g. mt.cast(x, mt.float32)"
+        )
+    n, h, w, c = x.shape.as_list()
+    (oh, ow), _ = _pool_geometry((n, h, w, c), ksize, strides, padding, what)
+    dtype = x.dtype.as_numpy_dtype
+    ones = np.ones((*ksize, 1, 1), dtype)
+    counts = _conv2d(np.ones((1, h, w, 1), dtype), ones, strides, padding)  # real pixels under each window
+    planes = reshape(transpose(x, perm=(0, 3, 1, 2)), [n * c, h, w, 1])
+    means = conv2d_op(planes, Tensor(ones), strides=strides, padding=padding) * Tensor(1 / counts)
+    return transpose(reshape(means, [n, c, oh, ow]), perm=(0, 2, 3, 1))

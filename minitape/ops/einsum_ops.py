@@ -14,6 +14,7 @@ import string
 
 import numpy as np
 
+from minitape.errors import InvalidArgumentError
 from minitape.opdef import defop
 from minitape.ops.array_ops import reshape
 from minitape.ops.math_ops import broadcast_to
@@ -78,7 +79,30 @@ einsum_op = defop("Einsum", _forward, _einsum_rule, keep="inputs", same_dtype="a
 def einsum(equation: str, *inputs, **kwargs):
     """Sum of products over labelled axes, as numpy's and TensorFlow's einsum ("ij,jk->ik", "bxby->bxy")."""
     subscripts, output = _parse(equation, len(inputs))
+    _check_sizes(f"einsum {equation!r}", subscripts, inputs)
     return einsum_op(*inputs, subscripts=tuple(subscripts), output=output)
+
+
+def _check_sizes(what: str, subscripts, inputs) -> None:
+    """Each operand has one letter per axis, and a letter has one size everywhere, as TensorFlow requires:
+    numpy would broadcast a size-1 axis against a larger one, and the gradient would come back the wrong shape."""
+    shapes = [np.shape(_value(t)) for t in inputs]
+    size: dict[str, tuple[int, int, int]] = {}  # letter -> (size, operand, axis) where first seen
+    for k, (sub, shape) in enumerate(zip(subscripts, shapes)):
+        if len(sub) != len(shape):
+            raise InvalidArgumentError(
+                f"{what}: operand {k} has shape {list(shape)} (rank {len(shape)}) but its subscripts {sub!r} "
+                f"name {len(sub)} axes; give one letter per axis (or '...' for the leading ones)"
+            )
+        for axis, (c, n) in enumerate(zip(sub, shape)):
+            first = size.setdefault(c, (n, k, axis))
+            if first[0] != n:
+                raise InvalidArgumentError(
+                    f"{what}: label {c!r} is {first[0]} long in operand {first[1]} (shape "
+                    f"{list(shapes[first[1]])}) but {n} in operand {k} (shape {list(shape)}); an explicit label "
+                    "must have one size everywhere, as in TensorFlow: mt.broadcast_to the operands to one shape, "
+                    "or write the batch axes as '...', which broadcasts"
+                )
 
 
 def tensordot(a, b, axes, name=None):
@@ -97,6 +121,7 @@ def tensordot(a, b, axes, name=None):
         sub_b[j % rank_b] = sub_a[i % rank_a]
     contracted = set(sub_a[i % rank_a] for i in axes_a)
     output = [c for c in sub_a + sub_b if c not in contracted]
+    _check_sizes(f"tensordot with axes {axes_a} and {axes_b}", ("".join(sub_a), "".join(sub_b)), (a, b))
     return einsum_op(a, b, subscripts=("".join(sub_a), "".join(sub_b)), output="".join(output))
 
 

@@ -77,12 +77,12 @@ def log_softmax(logits, axis=None, name=None):
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
-    """A `depth`-long vector per index, on_value at the index and off_value elsewhere."""
-    from minitape.dtypes import as_dtype, float32
+    """A `depth`-long vector per index, on_value at the index and off_value elsewhere.
 
-    dtype = as_dtype(dtype) if dtype is not None else float32
-    on = 1 if on_value is None else on_value
-    off = 0 if off_value is None else off_value
+    The dtype is TensorFlow's: `dtype` if given, else that of on_value or off_value (5 makes int32, a float64
+    tensor float64, True bool), else float32.
+    """
+    on, off, dtype = _one_hot_values(on_value, off_value, dtype)
     if _plain(indices).dtype.kind not in "iu":
         raise TypeError(f"one_hot: indices must be integers, not {_plain(indices).dtype}; cast them with mt.cast")
     rank = np.ndim(_plain(indices)) + 1
@@ -101,6 +101,45 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     perm = list(range(rank - 1))
     perm.insert(axis % rank, rank - 1)  # the new one-hot axis goes to position `axis`
     return transpose(result, perm=perm)
+
+
+def _one_hot_values(on_value, off_value, dtype):
+    """(on, off, dtype) for one_hot: the values as numpy scalars of one dtype, refused if they disagree."""
+    from minitape.convert import convert_to_tensor
+    from minitape.dtypes import as_dtype, float32
+
+    dtype = None if dtype is None else as_dtype(dtype)
+    given = {}
+    for what, value in (("on_value", on_value), ("off_value", off_value)):
+        if value is None:
+            continue
+        try:
+            given[what] = convert_to_tensor(value, dtype_hint=dtype)
+        except (TypeError, ValueError):
+            given[what] = convert_to_tensor(value)
+        if given[what].shape.rank != 0:
+            raise InvalidArgumentError(f"one_hot: {what} must be a scalar, but got shape {list(given[what].shape)}")
+    for what, value in given.items():
+        if dtype is not None and value.dtype != dtype:
+            raise TypeError(
+                f"one_hot: {what} {value.numpy().item()!r} has dtype {value.dtype.name}, which does not match "
+                f"dtype={dtype.name}; give the value as {dtype.name} (e.g. mt.constant(v, mt.{dtype.name})) "
+                "or leave dtype out to take the values' dtype"
+            )
+    if len(given) == 2 and given["on_value"].dtype != given["off_value"].dtype:
+        on, off = given["on_value"].dtype.name, given["off_value"].dtype.name
+        raise TypeError(
+            f"one_hot: on_value has dtype {on} but off_value has dtype {off}; give both as one dtype, "
+            "e.g. on_value=1.0, off_value=0.0 for float32"
+        )
+    dtype = dtype or next((v.dtype for v in given.values()), float32)
+    if dtype.is_bool and len(given) < 2:
+        raise TypeError(
+            "one_hot: a bool result needs both on_value and off_value given as bools (e.g. on_value=True, "
+            "off_value=False): the defaults 1 and 0 are not bools, and TensorFlow refuses them too"
+        )
+    values = [given[w].numpy() if w in given else np.asarray(d) for w, d in (("on_value", 1), ("off_value", 0))]
+    return values[0], values[1], dtype
 
 
 def _plain(v):

@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 from minitape.errors import InvalidArgumentError
-from minitape.ops.api import broadcast_to, gather, reshape, strided_slice
+from minitape.ops.api import broadcast_to, gather, reshape
+from minitape.ops.api import strided_slice as _index  # x[key]: the op both build on
 from minitape.tensor import Tensor, TensorLike
 
 
@@ -39,7 +40,74 @@ def slice_(input_: Any, begin: Any, size: Any, name: str | None = None) -> Tenso
                 f"slice: on axis {axis} (size {n}) begin {b} and size {s} reach past the end of the input of "
                 f"shape {list(shape)}; begin + size must be at most {n}, or size -1 for the rest"
             )
-    return strided_slice(input_, tuple(slice(b, e) for b, e in zip(begin, ends)))
+    return _index(input_, tuple(slice(b, e) for b, e in zip(begin, ends)))
+
+
+def strided_slice(
+    input_: Any,
+    begin: Any,
+    end: Any,
+    strides: Any = None,
+    begin_mask: int = 0,
+    end_mask: int = 0,
+    ellipsis_mask: int = 0,
+    new_axis_mask: int = 0,
+    shrink_axis_mask: int = 0,
+    var: Any = None,
+    name: str | None = None,
+) -> Tensor:
+    """`tf.strided_slice`: x[begin[0]:end[0]:strides[0], ...] spelled as arrays and bit masks, as in TensorFlow.
+
+    Bit i of a mask speaks for entry i: begin_mask/end_mask leave that begin/end out (`:3`, `1:`), ellipsis_mask
+    makes it `...`, new_axis_mask `mt.newaxis`, shrink_axis_mask the single index begin[i]. It builds the index
+    `x[...]` would get and slices with the same op, so the gradient is the same.
+    """
+    spec = [_index_list(what, v) for what, v in (("begin", begin), ("end", end))]
+    spec.append([1] * len(spec[0]) if strides is None else _index_list("strides", strides))
+    begin, end, strides = spec
+    if not len(begin) == len(end) == len(strides):
+        raise InvalidArgumentError(
+            f"strided_slice: begin {begin}, end {end} and strides {strides} must have one entry each per index; "
+            f"got {len(begin)}, {len(end)} and {len(strides)}"
+        )
+    if bin(int(ellipsis_mask) & ((1 << len(begin)) - 1)).count("1") > 1:
+        raise InvalidArgumentError(f"strided_slice: ellipsis_mask {ellipsis_mask} sets more than one ellipsis")
+    key = []
+    for i, (b, e, s) in enumerate(zip(begin, end, strides)):
+        bit = 1 << i
+        if ellipsis_mask & bit:
+            key.append(Ellipsis)
+        elif new_axis_mask & bit:
+            key.append(None)
+        elif s == 0:
+            raise InvalidArgumentError(f"strided_slice: strides[{i}] is 0; a stride must be non-zero")
+        elif shrink_axis_mask & bit:
+            if s < 0:
+                raise InvalidArgumentError(
+                    f"strided_slice: entry {i} shrinks an axis (shrink_axis_mask) but its stride is {s}; "
+                    "a shrunk axis takes the single index begin[i] and needs a positive stride"
+                )
+            key.append(b)
+        else:
+            key.append(slice(None if begin_mask & bit else b, None if end_mask & bit else e, s))
+    rank = np.ndim(_plain(input_))
+    indexed = sum(k is not None and k is not Ellipsis for k in key)
+    if indexed > rank:
+        raise InvalidArgumentError(
+            f"strided_slice: {indexed} entries index axes, but the input of shape {list(np.shape(_plain(input_)))} "
+            f"has only {rank}"
+        )
+    return _index(input_, tuple(key))
+
+
+def _index_list(what: str, value: Any) -> list[int]:
+    """begin, end or strides as a list of Python ints; refused unless a 1-D list of integers."""
+    array = np.asarray(_plain(value))
+    if array.ndim != 1 or (array.size and array.dtype.kind not in "iu"):
+        raise InvalidArgumentError(
+            f"strided_slice: {what} must be a 1-D list of integers, one per index, not {value!r}"
+        )
+    return [int(v) for v in array]
 
 
 def split(value: Any, num_or_size_splits: Any, axis: Any = 0, num: Any = None, name: str | None = None) -> list:
@@ -67,14 +135,14 @@ def split(value: Any, num_or_size_splits: Any, axis: Any = 0, num: Any = None, n
             )
     ends = np.cumsum(sizes)
     lead = (slice(None),) * axis
-    return [strided_slice(value, (*lead, slice(int(e - s), int(e)))) for s, e in zip(sizes, ends)]
+    return [_index(value, (*lead, slice(int(e - s), int(e)))) for s, e in zip(sizes, ends)]
 
 
 def reverse(tensor: Any, axis: Any, name: str | None = None) -> Tensor:
     """The entries in reverse order along each axis in `axis`."""
     rank = np.ndim(_plain(tensor))
     axes = {_axis("reverse", a, rank) for a in np.asarray(_plain(axis)).ravel()}
-    return strided_slice(tensor, tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(rank)))
+    return _index(tensor, tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(rank)))
 
 
 def repeat(input: Any, repeats: Any, axis: Any = None, name: str | None = None) -> Tensor:
@@ -140,7 +208,7 @@ def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: str | None =
         )
     if index.shape[-1] == 0:  # no coordinates: each index tuple picks the whole of params
         return broadcast_to(params, index.shape[:-1] + tuple(shape))
-    return strided_slice(params, tuple(np.moveaxis(index, -1, 0)))
+    return _index(params, tuple(np.moveaxis(index, -1, 0)))
 
 
 def first_outside(index: np.ndarray, shape: tuple) -> list | None:
