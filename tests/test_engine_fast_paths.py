@@ -57,6 +57,7 @@ def test_records_of_one_signature_share_one_tuple_of_shapes_and_dtypes(monkeypat
     assert third.input_dtypes == (mt.float32,) and first.input_dtypes == (mt.float64,)  # a dtype is a signature too
     assert y.shape == z.shape == (3,) and tape.gradient(y, x) is not None
     monkeypatch.setattr(signatures, "_LIMIT", 2)  # a program of ever new shapes keeps the table bounded
+    monkeypatch.setattr(signatures, "_SIGNATURES", {})  # empty: earlier tests may have met these shapes already
     for n in range(1, 8):
         signatures.shapes_and_dtypes([np.ones(n), np.ones(n)], 1)
         assert len(signatures._SIGNATURES) <= 2
