@@ -13,7 +13,6 @@ from minitape.tensor import Tensor  # first: it loads the op tables in dependenc
 __version__ = "0.1.0"
 
 import contextlib
-import functools
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -61,6 +60,7 @@ from minitape.printing import print
 from minitape.registry import RegisterGradient, no_gradient
 from minitape.tape import GradientTape
 from minitape.tensor_spec import TensorSpec
+from minitape.tf_function import function, init_scope, py_function
 from minitape.variables import Variable
 
 newaxis = None
@@ -98,28 +98,6 @@ def is_tensor(x: Any) -> builtins_bool:
 def executing_eagerly() -> builtins_bool:
     """Always True: minitape runs every op as it is called."""
     return True
-
-
-def function(func: Callable | None = None, **kwargs: Any) -> Any:
-    """`tf.function` stand-in: minitape has no graph mode, so the function runs eagerly as written.
-
-    As in TensorFlow, what it returns comes back as tensors: `mt.function(cube)(2)` is a Tensor, not the int 8.
-    """
-    if func is None:
-        return lambda f: function(f, **kwargs)
-
-    @functools.wraps(func)
-    def run(*args: Any, **kw: Any) -> Any:
-        return nest.map_structure(_as_output, func(*args, **kw))
-
-    return run
-
-
-def _as_output(value: Any) -> Any:
-    """A traced function's output: Python numbers and numpy values become tensors; the rest passes unchanged."""
-    if isinstance(value, (int, float, np.ndarray, np.generic)):  # bool is an int
-        return convert_to_tensor(value)
-    return value
 
 
 _numpy_function = defop(

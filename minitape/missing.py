@@ -25,7 +25,6 @@ TOP_LEVEL = {
     "TensorArray": "collect the values in a Python list and mt.stack them",
     "strings": "tensors hold numbers only; process text in Python before converting",
     "string": "tensors hold numbers only; process text in Python before converting",
-    "py_function": "use mt.numpy_function (tapes see it as an op with no gradient)",
     "while_loop": "write a Python while loop: minitape runs eagerly",
     "cond": "write a Python if: minitape runs eagerly",
     "case": "write a Python if/elif: minitape runs eagerly",
@@ -139,6 +138,18 @@ IMAGE = {
     "random_flip_left_right": "use mt.reverse(image, axis=[-2]) when mt.random.uniform([]) < 0.5",
     "rgb_to_grayscale": "take mt.tensordot(image, [0.2989, 0.587, 0.114], axes=1)[..., None]",
 }
+
+
+FUNCTION = dict.fromkeys(
+    (
+        "get_concrete_function",
+        "experimental_get_compiler_ir",
+        "experimental_get_tracing_count",
+        "pretty_printed_concrete_signatures",
+    ),
+    "there is no graph mode, so no traced or concrete functions: call the function itself (it runs eagerly), "
+    "and reach the Python function as f.python_function",
+)
 
 
 def raise_missing(namespace: str, name: str, table: dict[str, str]) -> NoReturn:

@@ -1,0 +1,64 @@
+"""Mismatches a differential test against TensorFlow 2.21 found in tape semantics and conversion, fixed.
+
+Each expected value, dtype or error is the one TensorFlow 2.21 gives for the same code (noted per test);
+TensorFlow itself is not imported.
+"""
+
+import pytest
+
+import minitape as mt
+
+
+# ---- mt.function returns tensors, never live variables --------------------------------------------
+def test_a_function_returning_assign_add_returns_the_value_at_that_moment():
+    v = mt.Variable(1)
+
+    @mt.function
+    def step():
+        return v.assign_add(1)
+
+    a, b = step(), step()
+    assert type(a) is mt.Tensor and (int(a), int(b)) == (2, 3)  # TensorFlow: 2 and 3, both tensors
+
+
+def test_a_function_returning_a_variable_in_a_structure_returns_snapshots():
+    v = mt.Variable(1.0)
+    out = mt.function(lambda: {"v": v, "l": [v]})()
+    v.assign(5.0)
+    assert float(out["v"]) == 1.0 and float(out["l"][0]) == 1.0  # TensorFlow: 1.0, 1.0
+    assert type(out["v"]) is mt.Tensor
+
+
+def test_a_function_method_on_a_module_binds_and_returns_snapshots():
+    class Counter(mt.Module):
+        def __init__(self):
+            super().__init__()
+            self.count = None
+
+        @mt.function
+        def __call__(self):
+            if self.count is None:
+                self.count = mt.Variable(0)
+            return self.count.assign_add(1)
+
+    counter = Counter()
+    assert [int(counter()), int(counter())] == [1, 2]  # TensorFlow: 1, 2
+
+
+def test_the_read_of_a_returned_variable_is_differentiable():
+    w = mt.Variable(3.0)
+    with mt.GradientTape() as tape:
+        y = mt.function(lambda: w)() * 2.0
+    assert float(tape.gradient(y, w)) == 2.0
+
+
+def test_function_keeps_the_python_function_and_refuses_concrete_functions_with_a_reason():
+    def double(x):
+        return x * 2
+
+    f = mt.function(double)
+    assert f.python_function is double and f.__name__ == "double"
+    with pytest.raises(AttributeError, match="get_concrete_function.*call the function itself"):
+        f.get_concrete_function  # noqa: B018
+    with pytest.raises(AttributeError, match="'Function' object has no attribute 'nothing'"):
+        f.nothing  # noqa: B018
