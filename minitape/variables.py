@@ -129,6 +129,10 @@ class Variable(TensorLike):
         value = self._value.copy()
         return value[()] if value.ndim == 0 else value
 
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        """`np.asarray(v)`: a writable copy, as TensorFlow gives, so writing to it cannot change the variable."""
+        return np.array(self._value, dtype=dtype, copy=True)
+
     def __repr__(self) -> str:
         sep = "\n" if self._value.ndim > 1 else ""
         return (

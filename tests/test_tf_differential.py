@@ -4,6 +4,7 @@ Each expected value, dtype or error is the one TensorFlow 2.21 gives for the sam
 TensorFlow itself is not imported.
 """
 
+import numpy as np
 import pytest
 
 import minitape as mt
@@ -62,3 +63,41 @@ def test_function_keeps_the_python_function_and_refuses_concrete_functions_with_
         f.get_concrete_function  # noqa: B018
     with pytest.raises(AttributeError, match="'Function' object has no attribute 'nothing'"):
         f.nothing  # noqa: B018
+
+
+# ---- numpy views cannot change a tensor or a variable ------------------------------------------------
+def test_np_asarray_of_a_tensor_is_a_read_only_view():
+    t = mt.constant([1.0, 2.0])
+    for view in (np.asarray(t), np.array(t, copy=False)):
+        assert not view.flags.writeable  # TensorFlow: read-only too
+        with pytest.raises(ValueError, match="read-only"):
+            view[0] = 100.0
+        with pytest.raises(ValueError, match="read-only"):
+            view += 1
+    assert t.numpy().tolist() == [1.0, 2.0]
+
+
+def test_a_watched_tensor_keeps_its_value_and_gradient_after_np_asarray():
+    x = mt.constant([1.0, 2.0])
+    with mt.GradientTape() as tape:
+        tape.watch(x)
+        y = x * x
+    with pytest.raises(ValueError):
+        np.asarray(x)[0] = 10.0
+    assert tape.gradient(y, x).numpy().tolist() == [2.0, 4.0]  # TensorFlow: [2, 4]
+
+
+def test_copies_stay_writable_and_independent():
+    t = mt.constant([1.0, 2.0])
+    for copy in (np.array(t), t.numpy(), np.asarray(t, dtype=np.float64)):
+        assert copy.flags.writeable
+        copy[0] = 100.0
+    assert t.numpy().tolist() == [1.0, 2.0]
+
+
+def test_np_asarray_of_a_variable_is_a_writable_copy():
+    v = mt.Variable([1.0, 2.0])
+    array = np.asarray(v)
+    array[0] = 100.0  # TensorFlow: allowed, and the variable keeps [1, 2]
+    v.numpy()[1] = 100.0
+    assert v.numpy().tolist() == [1.0, 2.0]
