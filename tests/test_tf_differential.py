@@ -101,3 +101,55 @@ def test_np_asarray_of_a_variable_is_a_writable_copy():
     array[0] = 100.0  # TensorFlow: allowed, and the variable keeps [1, 2]
     v.numpy()[1] = 100.0
     assert v.numpy().tolist() == [1.0, 2.0]
+
+
+# ---- conversion dtypes: a tensor's dtype wins in a list, then the first number ---------------------------
+F64 = mt.constant(1.0, mt.float64)
+
+
+@pytest.mark.parametrize(
+    ("make", "dtype", "values"),
+    [  # TensorFlow 2.21 gives each of these dtypes
+        (lambda: mt.constant([np.float64(1.0), 2.0]), "float64", [1.0, 2.0]),
+        (lambda: mt.constant([2.0, np.float64(1.0)]), "float32", [2.0, 1.0]),
+        (lambda: mt.constant([np.float32(1.0), np.float64(2.0)]), "float32", [1.0, 2.0]),
+        (lambda: mt.constant([np.float16(1.0), 2.0]), "float16", [1.0, 2.0]),
+        (lambda: mt.constant([1, np.float64(2.0)]), "float32", [1.0, 2.0]),
+        (lambda: mt.constant([np.int64(1), 2.0]), "float32", [1.0, 2.0]),
+        (lambda: mt.constant([np.array([1.0, 2.0]), [3, 4]]), "float64", [[1.0, 2.0], [3.0, 4.0]]),
+        (lambda: mt.constant([np.array([1, 2]), [3.0, 4.0]]), "float32", [[1.0, 2.0], [3.0, 4.0]]),
+        (lambda: mt.constant([np.array(2.0), 1.0]), "float64", [2.0, 1.0]),
+        (lambda: mt.constant([np.int64(1), 2]), "int32", [1, 2]),  # ints are int32 unless too big
+        (lambda: mt.constant([1, 2**31]), "int64", [1, 2**31]),
+        (lambda: mt.constant(2**31), "int64", 2**31),
+        (lambda: mt.convert_to_tensor([F64, 2.0]), "float64", [1.0, 2.0]),
+        (lambda: mt.convert_to_tensor([2.0, F64]), "float64", [2.0, 1.0]),
+        (lambda: mt.convert_to_tensor([[F64, 1.0], [2.0, 3.0]]), "float64", [[1.0, 1.0], [2.0, 3.0]]),
+        (lambda: mt.convert_to_tensor([mt.constant(2.0), np.float64(3.0)]), "float32", [2.0, 3.0]),
+        (lambda: mt.convert_to_tensor([mt.constant(4, mt.int64), 2]), "int64", [4, 2]),
+        (lambda: mt.Variable([F64, 2.0]), "float64", [1.0, 2.0]),
+        (lambda: mt.Variable([np.float64(1.0), 2.0]), "float64", [1.0, 2.0]),
+    ],
+)
+def test_list_conversion_dtypes_follow_tensorflow(make, dtype, values):
+    t = make()
+    assert t.dtype.name == dtype and t.numpy().tolist() == values
+
+
+def test_a_list_of_tensors_of_two_dtypes_is_refused_with_the_fix():
+    from minitape.errors import InvalidArgumentError
+
+    for pair in ([F64, mt.constant(2.0)], [mt.constant(3), mt.constant(4, mt.int64)]):
+        with pytest.raises(InvalidArgumentError, match="dtypes .* and .*mt.cast"):  # TensorFlow: Pack refuses
+            mt.convert_to_tensor(pair)
+    with pytest.raises(TypeError, match="2.5"):  # TensorFlow: cannot convert 2.5 to int32
+        mt.convert_to_tensor([mt.constant(3), 2.5])
+
+
+def test_a_list_holding_tensors_is_packed_so_gradients_flow_as_in_tensorflow():
+    x = mt.constant(2.0)
+    with mt.GradientTape() as tape:
+        tape.watch(x)
+        y = mt.convert_to_tensor([x, x * x, 1.0])
+    assert y.numpy().tolist() == [2.0, 4.0, 1.0]
+    assert float(tape.gradient(y, x)) == 5.0  # TensorFlow: 5.0 (1 + 2x)
