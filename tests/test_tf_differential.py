@@ -153,3 +153,35 @@ def test_a_list_holding_tensors_is_packed_so_gradients_flow_as_in_tensorflow():
         y = mt.convert_to_tensor([x, x * x, 1.0])
     assert y.numpy().tolist() == [2.0, 4.0, 1.0]
     assert float(tape.gradient(y, x)) == 5.0  # TensorFlow: 5.0 (1 + 2x)
+
+
+# ---- range and linspace dtypes ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("make", "dtype"),
+    [  # TensorFlow 2.21 gives each of these dtypes
+        (lambda: mt.range(5), "int32"),
+        (lambda: mt.range(5.0), "float32"),
+        (lambda: mt.range(np.int64(3)), "int64"),
+        (lambda: mt.range(1, np.int64(4)), "int64"),
+        (lambda: mt.range(np.int64(1), 4.0), "float32"),  # the widest: int32 < int64 < float16 < float32 < float64
+        (lambda: mt.range(1, np.float64(3.0)), "float64"),
+        (lambda: mt.range(np.float16(3)), "float16"),
+        (lambda: mt.range(mt.constant(3, mt.int64)), "int64"),
+        (lambda: mt.range(0, 1, 0.25), "float32"),
+        (lambda: mt.range(0, 3, dtype=mt.float64), "float64"),
+        (lambda: mt.linspace(0, 1, 3), "float64"),  # int ends: float64
+        (lambda: mt.linspace(mt.constant(0), 1, 3), "float64"),
+        (lambda: mt.linspace(0.0, 1, 3), "float32"),
+        (lambda: mt.linspace(mt.constant(0.0, mt.float64), 1, 3), "float64"),
+    ],
+)
+def test_range_and_linspace_dtypes_follow_tensorflow(make, dtype):
+    assert make().dtype.name == dtype
+
+
+def test_range_refuses_a_fraction_for_an_int_dtype_and_linspace_takes_arrays():
+    with pytest.raises(TypeError, match="2.5"):  # TensorFlow: cannot convert 2.5 to int32
+        mt.range(0, 2.5, dtype=mt.int32)
+    assert mt.range(0, 1, 0.25).numpy().tolist() == [0.0, 0.25, 0.5, 0.75]
+    assert mt.linspace(0, 1, 3).numpy().tolist() == [0.0, 0.5, 1.0]
+    assert mt.linspace([0.0, 1.0], [1.0, 2.0], mt.constant(3)).numpy().tolist() == [[0, 1], [0.5, 1.5], [1, 2]]
