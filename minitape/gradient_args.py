@@ -43,7 +43,8 @@ def check_sources(sources: list) -> list[bool]:
         if not floating[-1]:
             warnings.warn(
                 f"The dtype of the source tensor must be floating (e.g. mt.float32) when calling "
-                f"GradientTape.gradient, got {s.dtype!r}: its gradient is None",
+                f"GradientTape.gradient, got {s.dtype!r}: its gradient is None "
+                "(zeros with unconnected_gradients='zero')",
                 stacklevel=4,
             )
     return floating
@@ -131,7 +132,10 @@ def checked_gradient(op: Any, k: int, g: Any) -> Any:
 
 
 def watchable(items: list) -> list:
-    """The floating tensors and variables of `items` (what watch() can follow); refuses others, warns on ints."""
+    """The floating tensors and all variables of `items` (what watch() follows); refuses others, warns on ints.
+
+    An int variable is kept, as TensorFlow keeps it: `watched_variables()` lists it (its gradient is None).
+    """
     out = []
     for t in items:
         if not isinstance(t, TensorLike):
@@ -139,9 +143,9 @@ def watchable(items: list) -> list:
                 f"watch() takes tensors or variables (or lists, tuples, dicts of them), not "
                 f"{type(t).__name__} {t!r}; make it a tensor first with mt.constant(...)"
             )
-        if t.dtype.is_floating:
+        if t.dtype.is_floating or not isinstance(t, Tensor):
             out.append(t)
-        else:
+        if not t.dtype.is_floating:
             warnings.warn(
                 f"The dtype of the watched tensor must be floating (e.g. mt.float32), got {t.dtype!r}: "
                 "its gradient will be None",

@@ -33,7 +33,7 @@ def _jacobian(tape: Any, target: Any, sources: Any, unconnected_gradients: Any, 
         tape.end_answer()
         result = []
         for g, s in zip(empty, flat_sources):
-            connected = g is not None or (unconnected is UnconnectedGradients.ZERO and s.dtype.is_floating)
+            connected = g is not None or unconnected is UnconnectedGradients.ZERO
             result.append(_zeros(tuple(target.shape) + tuple(s.shape), s) if connected else None)
         return nest.pack_sequence_as(sources, result)
     rows = []
@@ -46,7 +46,7 @@ def _jacobian(tape: Any, target: Any, sources: Any, unconnected_gradients: Any, 
     for j, s in enumerate(flat_sources):
         column = [row[j] for row in rows]
         if all(g is None for g in column):
-            zero = unconnected is UnconnectedGradients.ZERO and s.dtype.is_floating
+            zero = unconnected is UnconnectedGradients.ZERO  # zeros of the source's dtype, even an int's, as in TF
             result.append(_zeros(tuple(target.shape) + tuple(s.shape), s) if zero else None)
             continue
         zero = _zeros(s.shape, s)

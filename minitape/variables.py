@@ -75,7 +75,7 @@ class Variable(TensorLike):
             if all(v is not self for v in watcher):
                 watcher.append(self)
         if state.tapes or state.accumulators:
-            if self._trainable and self._value.dtype.kind == "f":  # is_floating, without building the DType
+            if self._trainable:  # of any dtype, as in TensorFlow: an int variable is listed, its gradient is None
                 for tape in state.tapes:
                     if tape._watch_accessed_variables and self._id not in tape._watched:
                         tape.watch_variable(self)

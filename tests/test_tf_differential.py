@@ -185,3 +185,40 @@ def test_range_refuses_a_fraction_for_an_int_dtype_and_linspace_takes_arrays():
     assert mt.range(0, 1, 0.25).numpy().tolist() == [0.0, 0.25, 0.5, 0.75]
     assert mt.linspace(0, 1, 3).numpy().tolist() == [0.0, 0.5, 1.0]
     assert mt.linspace([0.0, 1.0], [1.0, 2.0], mt.constant(3)).numpy().tolist() == [[0, 1], [0.5, 1.5], [1, 2]]
+
+
+# ---- integer sources: None, or zeros of their dtype with unconnected_gradients="zero" ----------------------
+def test_zero_unconnected_gradients_of_int_sources_are_int_zeros():
+    v, x, i = mt.Variable([1, 2]), mt.constant(2.0), mt.constant([1, 2])
+    with pytest.warns(UserWarning, match="floating"):
+        with mt.GradientTape(persistent=True) as tape:
+            tape.watch([x, i])
+            y = x * x
+    with pytest.warns(UserWarning, match="floating"):
+        grads = tape.gradient(y, [x, v, i], unconnected_gradients="zero")
+    assert [g.dtype.name for g in grads] == ["float32", "int32", "int32"]  # TensorFlow: 4.0, int zeros
+    assert float(grads[0]) == 4.0 and grads[1].numpy().tolist() == [0, 0] and grads[2].numpy().tolist() == [0, 0]
+    with pytest.warns(UserWarning, match="floating"):
+        assert tape.gradient(y, [v, i]) == [None, None]  # TensorFlow: None without "zero"
+    with pytest.warns(UserWarning, match="floating"):
+        jac = tape.jacobian(y, [v, i], unconnected_gradients=mt.UnconnectedGradients.ZERO)
+    assert [j.dtype.name for j in jac] == ["int32", "int32"] and [tuple(j.shape) for j in jac] == [(2,), (2,)]
+
+
+def test_a_connected_int_source_is_none_or_int_zeros():
+    i = mt.constant([1, 2])
+    with pytest.warns(UserWarning, match="floating"):
+        with mt.GradientTape(persistent=True) as tape:
+            tape.watch(i)
+            y = mt.cast(i, mt.float32) * 2.0
+        assert tape.gradient(y, i) is None  # TensorFlow: None
+        assert tape.gradient(y, i, unconnected_gradients="zero").numpy().tolist() == [0, 0]  # TensorFlow: int zeros
+
+
+def test_an_int_variable_read_in_a_tape_is_watched_as_in_tensorflow():
+    v, frozen = mt.Variable(3), mt.Variable(3, trainable=False)
+    with mt.GradientTape() as tape:
+        y = v * v + frozen
+    assert [w is v for w in tape.watched_variables()] == [True]  # TensorFlow lists the trainable int variable
+    with pytest.warns(UserWarning, match="floating"):
+        assert tape.gradient(y, v) is None  # and gives it no gradient
