@@ -108,6 +108,12 @@ class ForwardAccumulator:
         if self._observer is not None:
             self._observer(op, tangents, jvps)
 
+    def carry(self, originals: list, copies: list) -> None:
+        """Give each of `copies` the tangent of the tensor it copies (custom_gradient's outputs)."""
+        for original, copy in zip(originals, copies):
+            if original._id in self._tangents:
+                self._tangents[copy._id] = self._tangents[original._id]
+
     def jvp(self, primals: Any, unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE) -> Any:
         """The tangent of each of `primals`: its Jacobian with respect to the watched primals times their tangents."""
         unconnected = as_unconnected(unconnected_gradients)

@@ -222,3 +222,43 @@ def test_an_int_variable_read_in_a_tape_is_watched_as_in_tensorflow():
     assert [w is v for w in tape.watched_variables()] == [True]  # TensorFlow lists the trainable int variable
     with pytest.warns(UserWarning, match="floating"):
         assert tape.gradient(y, v) is None  # and gives it no gradient
+
+
+# ---- forward mode through custom_gradient differentiates the forward computation ---------------------------
+def test_forward_mode_through_a_custom_gradient_uses_the_forward_computation():
+    @mt.custom_gradient
+    def double(x):
+        return x * 2.0, lambda dy: dy * 7.0
+
+    x = mt.constant(1.0)
+    with mt.autodiff.ForwardAccumulator(x, mt.constant(1.0)) as acc:
+        with mt.GradientTape() as tape:
+            tape.watch(x)
+            y = double(x)
+    assert float(acc.jvp(y)) == 2.0  # TensorFlow: 2.0 (d(2x)/dx), not grad_fn's 7
+    assert float(tape.gradient(y, x)) == 7.0  # reverse mode still uses grad_fn
+
+
+def test_forward_mode_carries_the_tangent_of_an_input_returned_unchanged():
+    @mt.custom_gradient
+    def halve_gradient(y):
+        return y, lambda dy: dy * 0.5
+
+    x = mt.constant(1.0)
+    with mt.autodiff.ForwardAccumulator(x, mt.constant(3.0)) as acc:
+        y = halve_gradient(x * x)
+    assert float(acc.jvp(y)) == 6.0  # TensorFlow: 6.0
+
+
+def test_forward_over_reverse_through_a_custom_gradient():
+    @mt.custom_gradient
+    def double(x):
+        return x * 2.0, lambda dy: dy * 7.0
+
+    x = mt.constant(1.0)
+    with mt.autodiff.ForwardAccumulator(x, mt.constant(1.0)) as acc:
+        with mt.GradientTape() as tape:
+            tape.watch(x)
+            y = double(x * x)
+        g = tape.gradient(y, x)
+    assert (float(g), float(acc.jvp(g))) == (14.0, 14.0)  # TensorFlow: 14.0, 14.0
