@@ -71,10 +71,10 @@ def seeds_for(target: Any, output_gradients: Any) -> list[Tensor]:
             seeds.append(_ones_like(t))
             continue
         g = convert_to_tensor(g, dtype_hint=t.dtype)
-        if tuple(g.shape) != tuple(t.shape):
+        if g._value.shape != t._array().shape:
             raise ValueError(
-                f"output_gradients: a gradient of shape {tuple(g.shape)} was given for a target of shape "
-                f"{tuple(t.shape)}; they must match"
+                f"output_gradients: a gradient of shape {g._value.shape} was given for a target of shape "
+                f"{t._array().shape}; they must match"
             )
         seeds.append(g)
     return seeds

@@ -262,3 +262,41 @@ def test_forward_over_reverse_through_a_custom_gradient():
             y = double(x * x)
         g = tape.gradient(y, x)
     assert (float(g), float(acc.jvp(g))) == (14.0, 14.0)  # TensorFlow: 14.0, 14.0
+
+
+# ---- variables declared with sizes left open --------------------------------------------------------------
+def test_a_variable_of_unknown_shape_takes_values_of_any_shape():
+    w = mt.Variable(mt.zeros((2, 3)), shape=mt.TensorShape(None))
+    w.assign(mt.ones((4,)))
+    assert w.numpy().tolist() == [1.0] * 4 and w.value().shape == (4,)  # TensorFlow: [1, 1, 1, 1]
+    assert w.shape.rank is None and str(w.shape) == "<unknown>" and "shape=<unknown>" in repr(w)
+    with pytest.raises(ValueError, match="unknown rank"):
+        w.shape.as_list()
+
+
+def test_a_variable_with_an_open_size_takes_values_that_fit_its_declared_shape():
+    w = mt.Variable(mt.zeros((2, 3)), shape=[None, 3])
+    w.assign(mt.ones((5, 3)))
+    assert w.shape.as_list() == [None, 3] and w.numpy().shape == (5, 3)  # TensorFlow: [None, 3], a (5, 3) value
+    with pytest.raises(ValueError, match=r"\(5, 4\) does not fit .* declared shape \(None, 3\)"):
+        w.assign(mt.ones((5, 4)))
+    with pytest.raises(ValueError, match="shapes must be equal"):  # TensorFlow: assign_add keeps the shape
+        w.assign_add(mt.ones((2, 3)))
+    with mt.GradientTape() as tape:
+        y = mt.reduce_sum(w * w)
+    assert tape.gradient(y, w).numpy().tolist() == [[2.0] * 3] * 5
+    assert tape_jacobian_shape(w) == (5, 3, 5, 3)
+
+
+def tape_jacobian_shape(w):
+    with mt.GradientTape() as tape:
+        y = w * 2.0
+    return tuple(tape.jacobian(y, w).shape)
+
+
+def test_a_declared_shape_that_does_not_fit_or_cannot_be_read_is_refused_with_the_fix():
+    with pytest.raises(ValueError, match=r"\(2, 3\) does not fit the declared shape \(None, 4\)"):
+        mt.Variable(mt.zeros((2, 3)), shape=[None, 4])
+    with pytest.raises(TypeError, match=r"shape= takes a list of sizes, None for a size"):
+        mt.Variable(mt.zeros((2, 3)), shape="abc")
+    assert mt.Variable(mt.zeros((2, 3)), shape=[2, 3]).shape == (2, 3)
