@@ -300,3 +300,22 @@ def test_a_declared_shape_that_does_not_fit_or_cannot_be_read_is_refused_with_th
     with pytest.raises(TypeError, match=r"shape= takes a list of sizes, None for a size"):
         mt.Variable(mt.zeros((2, 3)), shape="abc")
     assert mt.Variable(mt.zeros((2, 3)), shape=[2, 3]).shape == (2, 3)
+
+
+# ---- slice assignment is refused with what to do instead ------------------------------------------------
+@pytest.mark.parametrize("update", [lambda v: v[1].assign(10.0), lambda v: v[1:3].assign([5.0, 6.0])])
+def test_assigning_into_a_variable_slice_says_what_to_do_instead(update):
+    v = mt.Variable([1.0, 2.0, 3.0])
+    with pytest.raises(AttributeError, match=r"no assign\(\).*v.assign\(mt.tensor_scatter_nd_update\(v, \[\[1\]\]"):
+        update(v)
+    v.assign(mt.tensor_scatter_nd_update(v, [[1]], [10.0]))  # the way the message gives
+    assert v.numpy().tolist() == [1.0, 10.0, 3.0]  # TensorFlow's v[1].assign(10.) gives the same
+
+
+def test_a_tensor_has_no_assign_and_other_missing_names_stay_plain():
+    t = mt.constant([1.0])
+    assert not hasattr(t, "assign") and not hasattr(t, "assign_add")
+    with pytest.raises(AttributeError, match=r"assign_sub\(\)"):
+        t.assign_sub(1.0)
+    with pytest.raises(AttributeError, match="'Tensor' object has no attribute 'nothing'"):
+        t.nothing  # noqa: B018
