@@ -13,6 +13,7 @@ from minitape.tensor import Tensor  # first: it loads the op tables in dependenc
 __version__ = "0.1.0"
 
 import contextlib
+import functools
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -41,7 +42,14 @@ from minitape.dtypes import DType, as_dtype, bool, float16, float32, float64, in
 from minitape.gradient_args import UnconnectedGradients
 from minitape.opdef import defop
 from minitape.ops.api import *  # noqa: F403 - the op namespace, as tf.*
-from minitape.ops.composite_ops import clip_by_global_norm, cumsum, map_fn, truediv, vectorized_map
+from minitape.ops.composite_ops import (
+    clip_by_global_norm,
+    cumsum,
+    map_fn,
+    saturate_cast,
+    truediv,
+    vectorized_map,
+)
 from minitape.ops.mask_ops import boolean_mask
 from minitape.ops.nn_ops import one_hot
 from minitape.ops.operands import add, divide, floordiv, floormod, maximum, minimum, multiply, pow, subtract
@@ -130,6 +138,10 @@ def __getattr__(name: str) -> Any:
         return importlib.import_module("minitape.keras")
     missing.raise_missing("tf", name, _NOT_IMPLEMENTED)
 
+
+# tf.dtypes also holds two functions, and says what it leaves out (dtypes.py holds the types themselves)
+dtypes.cast, dtypes.saturate_cast = cast, saturate_cast  # noqa: F405 - cast comes with the op namespace
+dtypes.__getattr__ = functools.partial(missing.raise_missing, "tf.dtypes", table=missing.DTYPES)
 
 _NOT_IMPLEMENTED = missing.TOP_LEVEL  # what TensorFlow has and minitape leaves out, with what to use instead
 

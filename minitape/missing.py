@@ -42,6 +42,7 @@ TOP_LEVEL = {
     "feature_column": "preprocess the features with numpy before converting",
     "signal": "there are no FFT or signal ops; use numpy.fft on t.numpy() (no gradient)",
     "audio": "there are no audio ops; decode with a Python library and convert with mt.constant",
+    "types": "there are no type protocols: test isinstance(x, (mt.Tensor, mt.Variable)), or mt.is_tensor(x)",
     "complex64": "there are no complex dtypes: use float32 or float64",
     "complex128": "there are no complex dtypes: use float32 or float64",
     "bfloat16": "use float16, float32 or float64",
@@ -121,6 +122,21 @@ LAYERS = {
     ),
     "Resizing": "there is no resampling; resize the images before converting (e.g. with Pillow), or UpSampling2D",
     "Masking": "there is no masking; pad the sequences and let the model see the padding",
+}
+
+DTYPES = {
+    **dict.fromkeys(("complex", "complex64", "complex128"), "there are no complex dtypes: use float32 or float64"),
+    "bfloat16": "use float16, float32 or float64",
+    "half": "use mt.float16 (TensorFlow's other name for it)",
+    "double": "use mt.float64 (TensorFlow's other name for it)",
+    **dict.fromkeys(
+        ("qint8", "quint8", "qint16", "quint16", "qint32", "QUANTIZED_DTYPES"),
+        "there are no quantized dtypes: use int8, uint8, int16, uint16 or int32",
+    ),
+    **dict.fromkeys(("uint32", "uint64"), "use int64 (uint32 values become int64 on conversion)"),
+    "string": "tensors hold numbers and booleans only: process text in Python first",
+    **dict.fromkeys(("resource", "variant"), "there are no resource or variant handles: variables are mt.Variable"),
+    "experimental": "there are no experimental dtypes",
 }
 
 CONFIG = {

@@ -319,3 +319,74 @@ def test_a_tensor_has_no_assign_and_other_missing_names_stay_plain():
         t.assign_sub(1.0)
     with pytest.raises(AttributeError, match="'Tensor' object has no attribute 'nothing'"):
         t.nothing  # noqa: B018
+
+
+# ---- py_function, init_scope, saturate_cast, and the names left out ----------------------------------------
+def test_py_function_is_eager_and_differentiable_through_the_ops_it_runs():
+    x = mt.constant(2.0)
+    with mt.GradientTape() as tape:
+        tape.watch(x)
+        y = mt.py_function(lambda a: a * a * 3.0, [x], mt.float32)
+    assert (float(y), float(tape.gradient(y, x))) == (12.0, 12.0)  # TensorFlow: 12.0, 12.0
+    pair = mt.py_function(lambda a: (a, a * 2), [x], [mt.float32, mt.float32])
+    assert [float(t) for t in pair] == [2.0, 4.0]
+    assert mt.py_function(lambda a: 2.5, [x], mt.float64).dtype == mt.float64  # TensorFlow: float64 2.5
+    assert mt.py_function(lambda: None, [], []) == []
+
+
+def test_py_function_refuses_what_tensorflow_refuses_with_the_fix():
+    x = mt.constant(2.0)
+    with pytest.raises(ValueError, match="float64.*float32.*mt.cast"):  # TensorFlow: conversion requested float32
+        mt.py_function(lambda a: mt.cast(a, mt.float64), [x], mt.float32)
+    with pytest.raises(TypeError, match="needs Tout"):
+        mt.py_function(lambda a: a, [x], None)
+    with pytest.raises(TypeError, match=r"as a list, e.g. mt.py_function\(f, \[x\]"):
+        mt.py_function(lambda a: a, x, mt.float32)
+    with pytest.raises(ValueError, match="2 values but Tout names one dtype"):
+        mt.py_function(lambda a: (a, a), [x], mt.float32)
+
+
+def test_init_scope_pauses_tapes_and_accumulators_as_in_tensorflow():
+    x = mt.constant(2.0)
+    with mt.autodiff.ForwardAccumulator(x, mt.constant(1.0)) as acc:
+        with mt.GradientTape() as tape:
+            tape.watch(x)
+            with mt.init_scope():
+                lifted = x * x
+            kept = x * 3.0
+    assert float(tape.gradient([lifted, kept], x)) == 3.0  # TensorFlow: 3.0, only the op outside the scope
+    assert acc.jvp(lifted) is None  # TensorFlow: None
+
+
+def test_saturate_cast_clamps_as_tensorflow_does():
+    def cast(values, source, target):
+        return mt.dtypes.saturate_cast(mt.constant(values, source), target).numpy().tolist()
+
+    assert cast([300.0, -5.0, 1.7], mt.float32, mt.uint8) == [255, 0, 1]  # each value is TensorFlow's
+    assert cast([3e9, -3e9], mt.float32, mt.int32) == [2147483520, -2147483648]
+    assert cast([-1, 70000], mt.int32, mt.uint16) == [0, 65535]
+    assert cast([1e300], mt.float64, mt.float32) == [float(np.finfo(np.float32).max)]
+    assert cast([2**40], mt.int64, mt.float16) == [65504.0]
+    with pytest.raises(TypeError, match="use mt.cast for bool"):
+        mt.dtypes.saturate_cast(mt.constant([True]), mt.int32)
+    x = mt.constant([0.5, 300.0])
+    with mt.GradientTape() as tape:
+        tape.watch(x)
+        y = mt.dtypes.saturate_cast(x, mt.float16)
+    assert tape.gradient(y, x).numpy().tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize(
+    ("get", "name"),
+    [
+        (lambda: mt.dtypes.qint8, "tf.dtypes.qint8: there are no quantized dtypes"),
+        (lambda: mt.dtypes.complex64, "tf.dtypes.complex64: there are no complex dtypes"),
+        (lambda: mt.dtypes.double, "tf.dtypes.double: use mt.float64"),
+        (lambda: mt.types, "tf.types: there are no type protocols"),
+        (lambda: mt.function(abs).get_concrete_function, "tf.function.get_concrete_function"),
+    ],
+)
+def test_names_left_out_say_so_and_what_to_use(get, name):
+    with pytest.raises(AttributeError, match=f"minitape has no {name}"):
+        get()
+    assert mt.dtypes.cast(mt.constant(1.5), mt.int32).numpy() == 1
