@@ -43,8 +43,7 @@ def check_sources(sources: list) -> list[bool]:
         if not floating[-1]:
             warnings.warn(
                 f"The dtype of the source tensor must be floating (e.g. mt.float32) when calling "
-                f"GradientTape.gradient, got {s.dtype!r}: its gradient is None "
-                "(zeros with unconnected_gradients='zero')",
+                f"GradientTape.gradient, got {s.dtype!r}: its gradient is None",
                 stacklevel=4,
             )
     return floating
