@@ -58,7 +58,15 @@ from minitape.dtypes import (
 from minitape.gradient_args import UnconnectedGradients
 from minitape.opdef import defop
 from minitape.ops.api import *  # noqa: F403 - the op namespace, as tf.*
-from minitape.ops.composite_ops import clip_by_global_norm, cumsum, map_fn, scalar_mul, truediv, vectorized_map
+from minitape.ops.composite_ops import (
+    clip_by_global_norm,
+    cumsum,
+    map_fn,
+    saturate_cast,
+    scalar_mul,
+    truediv,
+    vectorized_map,
+)
 from minitape.ops.mask_ops import boolean_mask
 from minitape.ops.nn_ops import one_hot
 from minitape.ops.operands import add, divide, floordiv, floormod, maximum, minimum, multiply, pow, subtract
@@ -77,6 +85,7 @@ from minitape.printing import print
 from minitape.registry import RegisterGradient, no_gradient
 from minitape.tape import GradientTape
 from minitape.tensor_spec import TensorSpec
+from minitape.tf_function import function, init_scope, py_function
 from minitape.variables import Variable
 
 newaxis = None
@@ -116,28 +125,6 @@ def executing_eagerly() -> builtins_bool:
     return True
 
 
-def function(func: Callable | None = None, **kwargs: Any) -> Any:
-    """`tf.function` stand-in: minitape has no graph mode, so the function runs eagerly as written.
-
-    As in TensorFlow, what it returns comes back as tensors: `mt.function(cube)(2)` is a Tensor, not the int 8.
-    """
-    if func is None:
-        return lambda f: function(f, **kwargs)
-
-    @functools.wraps(func)
-    def run(*args: Any, **kw: Any) -> Any:
-        return nest.map_structure(_as_output, func(*args, **kw))
-
-    return run
-
-
-def _as_output(value: Any) -> Any:
-    """A traced function's output: Python numbers and numpy values become tensors; the rest passes unchanged."""
-    if isinstance(value, (int, float, np.ndarray, np.generic)):  # bool is an int
-        return convert_to_tensor(value)
-    return value
-
-
 _numpy_function = defop(
     "NumpyFunction",
     lambda *arrays, func, dtype: np.asarray(func(*arrays), dtype=dtype.as_numpy_dtype),
@@ -168,6 +155,10 @@ def __getattr__(name: str) -> Any:
         return importlib.import_module("minitape.keras")
     missing.raise_missing("tf", name, _NOT_IMPLEMENTED)
 
+
+# tf.dtypes also holds two functions, and says what it leaves out (dtypes.py holds the types themselves)
+dtypes.cast, dtypes.saturate_cast = cast, saturate_cast  # noqa: F405 - cast comes with the op namespace
+dtypes.__getattr__ = functools.partial(missing.raise_missing, "tf.dtypes", table=missing.DTYPES)
 
 _NOT_IMPLEMENTED = missing.TOP_LEVEL  # what TensorFlow has and minitape leaves out, with what to use instead
 

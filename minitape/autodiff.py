@@ -47,10 +47,10 @@ class ForwardAccumulator:
             if not isinstance(p, TensorLike):
                 raise ValueError(f"primals must be tensors or variables, not {type(p).__name__}")
             t = convert_to_tensor(t, dtype_hint=p.dtype)
-            if tuple(t.shape) != tuple(p.shape) or t.dtype != p.dtype:
+            if t._array().shape != p._array().shape or t.dtype != p.dtype:
                 raise ValueError(
                     f"a tangent must match its primal: got {t.dtype.name}{list(t.shape)} for a primal "
-                    f"of {p.dtype.name}{list(p.shape)}"
+                    f"of {p.dtype.name}{list(p._array().shape)}"
                 )
             self._tangents[p._id] = t
         self._observer = observer
@@ -110,6 +110,12 @@ class ForwardAccumulator:
         if self._observer is not None:
             self._observer(op, tangents, jvps)
 
+    def carry(self, originals: list, copies: list) -> None:
+        """Give each of `copies` the tangent of the tensor it copies (custom_gradient's outputs)."""
+        for original, copy in zip(originals, copies):
+            if original._id in self._tangents:
+                self._tangents[copy._id] = self._tangents[original._id]
+
     def jvp(self, primals: Any, unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE) -> Any:
         """The tangent of each of `primals`: its Jacobian with respect to the watched primals times their tangents."""
         unconnected = as_unconnected(unconnected_gradients)
@@ -121,7 +127,7 @@ class ForwardAccumulator:
                 )
             t = self._tangents.get(p._id)
             if t is None and unconnected is UnconnectedGradients.ZERO:
-                t = Tensor(np.zeros(p.shape, p.dtype.as_numpy_dtype))
+                t = Tensor(np.zeros_like(p._array()))
             return t
 
         return nest.map_structure(tangent, primals)

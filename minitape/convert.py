@@ -12,13 +12,61 @@ from minitape.tensor import Tensor, TensorLike
 
 
 def _default_dtype(value: Any) -> DType:
-    """TensorFlow's defaults: Python floats become float32, ints int32; numpy keeps its dtype."""
+    """TensorFlow's defaults: numpy keeps its dtype; Python floats become float32, ints int32 (int64 if too big).
+
+    In a list, as in TensorFlow, a tensor's dtype wins, and otherwise the first number decides whether a float
+    is float32 or wider: `[np.float64(1.), 2.]` is float64, `[2., np.float64(1.)]` float32.
+    """
     if isinstance(value, (np.ndarray, np.generic)):
         return as_dtype(value.dtype)
+    tensors = _tensors_in(value) if isinstance(value, (list, tuple)) else ()
+    if tensors:
+        return _one_dtype(tensors)
     array = _rectangular(value)
-    return {"f": as_dtype("float32"), "i": as_dtype("int32"), "b": as_dtype("bool")}.get(array.dtype.kind) or as_dtype(
-        array.dtype
-    )
+    kind = array.dtype.kind
+    if kind == "f":
+        first = _first_number(value)  # a numpy float: its dtype; a Python float or any int: float32
+        numpy_float = isinstance(first, (np.ndarray, np.generic)) and first.dtype.kind == "f"
+        return as_dtype(first.dtype) if numpy_float else as_dtype("float32")
+    if kind in "iu":
+        fits = not array.size or (_INT32.min <= array.min() and array.max() <= _INT32.max)
+        return as_dtype("int32" if fits else "int64")  # a Python int too big for int32 makes int64, as in TF
+    return as_dtype("bool") if kind == "b" else as_dtype(array.dtype)
+
+
+_INT32 = np.iinfo(np.int32)
+
+
+def _first_number(value: Any) -> Any:
+    """The first element of a nested list (an empty numpy array counts as no number, a Python float)."""
+    while isinstance(value, (list, tuple)) and value:
+        value = value[0]
+    return value if not isinstance(value, np.ndarray) or value.size else None
+
+
+def _tensors_in(value: list | tuple) -> list:
+    """The tensors and variables in a nested list, in order. Most lists hold numbers only: told by their types."""
+    if not any(issubclass(kind, (list, tuple, TensorLike)) for kind in set(map(type, value))):
+        return []
+    found = []
+    for item in value:
+        if isinstance(item, TensorLike):
+            found.append(item)
+        elif isinstance(item, (list, tuple)):
+            found.extend(_tensors_in(item))
+    return found
+
+
+def _one_dtype(tensors: list) -> DType:
+    """The dtype the tensors in a list share; tensors of two dtypes are refused, as TensorFlow's Pack does."""
+    dtypes = {t.dtype for t in tensors}
+    if len(dtypes) > 1:
+        names = " and ".join(sorted(d.name for d in dtypes))
+        raise InvalidArgumentError(
+            f"cannot make one tensor of a list holding tensors of dtypes {names}; "
+            f"cast them to one dtype first, e.g. mt.cast(x, mt.{max(d.name for d in dtypes)})"
+        )
+    return tensors[0].dtype
 
 
 def _rectangular(value: Any) -> np.ndarray:
@@ -67,6 +115,9 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
         return value
     if isinstance(value, TensorLike):  # a Variable
         return value._read()
+    if isinstance(value, (list, tuple)) and _tensors_in(value):
+        packed = _pack(value, _default_dtype(value))
+        return packed if dtype is None else convert_to_tensor(packed, dtype=dtype)
     if dtype is None and dtype_hint is not None:
         natural = _default_dtype(value)
         hint = as_dtype(dtype_hint)
@@ -74,6 +125,17 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
             raise TypeError(f"cannot convert {value!r} to a tensor of dtype {hint.name}")
         same_kind = natural.is_integer and hint.is_integer  # a Python int joins an int64 or uint8 tensor, as in TF
         dtype = hint if natural.is_floating or hint.is_floating or natural == hint or same_kind else None
+    return constant(value, dtype=dtype)
+
+
+def _pack(value: Any, dtype: DType) -> Tensor:
+    """A nested list holding tensors, stacked as TensorFlow packs it: a recorded op, so gradients flow through."""
+    from minitape.ops.array_ops import stack
+
+    if isinstance(value, TensorLike):
+        return convert_to_tensor(value)
+    if isinstance(value, (list, tuple)) and _tensors_in(value):
+        return stack([_pack(item, dtype) for item in value])
     return constant(value, dtype=dtype)
 
 

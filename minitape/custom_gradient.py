@@ -61,7 +61,13 @@ def custom_gradient(f: Callable | None = None) -> Callable:
                 )
             return input_grads + list(variable_grads)
 
-        record(f.__name__, tensors + variables, outputs, {}, keep="nothing", grad_fn=rule)
+        accumulators, state.accumulators = state.accumulators, []  # tapes only: grad_fn is reverse mode's
+        try:
+            record(f.__name__, tensors + variables, outputs, {}, keep="nothing", grad_fn=rule)
+        finally:
+            state.accumulators = accumulators
+        for accumulator in accumulators:  # forward mode differentiates what f computed, as TensorFlow does
+            accumulator.carry(flat, outputs)
         return nest.pack_sequence_as(result, outputs)
 
     return wrapper

@@ -70,10 +70,10 @@ def seeds_for(target: Any, output_gradients: Any) -> list[Tensor]:
             seeds.append(_ones_like(t))
             continue
         g = convert_to_tensor(g, dtype_hint=t.dtype)
-        if tuple(g.shape) != tuple(t.shape):
+        if g._value.shape != t._array().shape:
             raise ValueError(
-                f"output_gradients: a gradient of shape {tuple(g.shape)} was given for a target of shape "
-                f"{tuple(t.shape)}; they must match"
+                f"output_gradients: a gradient of shape {g._value.shape} was given for a target of shape "
+                f"{t._array().shape}; they must match"
             )
         seeds.append(g)
     return seeds
@@ -131,7 +131,10 @@ def checked_gradient(op: Any, k: int, g: Any) -> Any:
 
 
 def watchable(items: list) -> list:
-    """The floating tensors and variables of `items` (what watch() can follow); refuses others, warns on ints."""
+    """The floating tensors and all variables of `items` (what watch() follows); refuses others, warns on ints.
+
+    An int variable is kept, as TensorFlow keeps it: `watched_variables()` lists it (its gradient is None).
+    """
     out = []
     for t in items:
         if not isinstance(t, TensorLike):
@@ -139,9 +142,9 @@ def watchable(items: list) -> list:
                 f"watch() takes tensors or variables (or lists, tuples, dicts of them), not "
                 f"{type(t).__name__} {t!r}; make it a tensor first with mt.constant(...)"
             )
-        if t.dtype.is_floating:
+        if t.dtype.is_floating or not isinstance(t, Tensor):
             out.append(t)
-        else:
+        if not t.dtype.is_floating:
             warnings.warn(
                 f"The dtype of the watched tensor must be floating (e.g. mt.float32), got {t.dtype!r}: "
                 "its gradient will be None",

@@ -6,7 +6,7 @@ that says it is missing on purpose and what to do, instead of a bare "has no att
 
 from __future__ import annotations
 
-from typing import NoReturn
+from typing import Any, NoReturn
 
 TOP_LEVEL = {
     "saved_model": "models cannot be saved; keep the weights with [v.numpy() for v in model.variables] and np.save",
@@ -25,7 +25,6 @@ TOP_LEVEL = {
     "TensorArray": "collect the values in a Python list and mt.stack them",
     "strings": "tensors hold numbers only; process text in Python before converting",
     "string": "tensors hold numbers only; process text in Python before converting",
-    "py_function": "use mt.numpy_function (tapes see it as an op with no gradient)",
     "while_loop": "write a Python while loop: minitape runs eagerly",
     "cond": "write a Python if: minitape runs eagerly",
     "case": "write a Python if/elif: minitape runs eagerly",
@@ -43,6 +42,7 @@ TOP_LEVEL = {
     "feature_column": "preprocess the features with numpy before converting",
     "signal": "there are no FFT or signal ops; use numpy.fft on t.numpy() (no gradient)",
     "audio": "there are no audio ops; decode with a Python library and convert with mt.constant",
+    "types": "there are no type protocols: test isinstance(x, (mt.Tensor, mt.Variable)), or mt.is_tensor(x)",
     "complex64": "there are no complex dtypes: use float32 or float64",
     "complex128": "there are no complex dtypes: use float32 or float64",
     "bfloat16": "use float16, float32 or float64",
@@ -180,6 +180,21 @@ LAYERS = {
     "Masking": "there is no masking; pad the sequences and let the model see the padding",
 }
 
+DTYPES = {
+    **dict.fromkeys(("complex", "complex64", "complex128"), "there are no complex dtypes: use float32 or float64"),
+    "bfloat16": "use float16, float32 or float64",
+    "half": "use mt.float16 (TensorFlow's other name for it)",
+    "double": "use mt.float64 (TensorFlow's other name for it)",
+    **dict.fromkeys(
+        ("qint8", "quint8", "qint16", "quint16", "qint32", "QUANTIZED_DTYPES"),
+        "there are no quantized dtypes: use int8, uint8, int16, uint16 or int32",
+    ),
+    **dict.fromkeys(("uint32", "uint64"), "use int64 (uint32 values become int64 on conversion)"),
+    "string": "tensors hold numbers and booleans only: process text in Python first",
+    **dict.fromkeys(("resource", "variant"), "there are no resource or variant handles: variables are mt.Variable"),
+    "experimental": "there are no experimental dtypes",
+}
+
 CONFIG = {
     "set_virtual_device_configuration": "there is one CPU device, and no distribution strategy to spread over more",
     "VirtualDeviceConfiguration": "there is one CPU device, and no distribution strategy to spread over more",
@@ -195,6 +210,38 @@ IMAGE = {
     "random_flip_left_right": "use mt.reverse(image, axis=[-2]) when mt.random.uniform([]) < 0.5",
     "rgb_to_grayscale": "take mt.tensordot(image, [0.2989, 0.587, 0.114], axes=1)[..., None]",
 }
+
+
+FUNCTION = dict.fromkeys(
+    (
+        "get_concrete_function",
+        "experimental_get_compiler_ir",
+        "experimental_get_tracing_count",
+        "pretty_printed_concrete_signatures",
+    ),
+    "there is no graph mode, so no traced or concrete functions: call the function itself (it runs eagerly), "
+    "and reach the Python function as f.python_function",
+)
+
+
+_SLICE_ASSIGN = (
+    "minitape leaves out assignment into variable slices: v[1] is a new tensor, not a view of v. "
+    "Update the whole variable instead, e.g. v.assign(mt.tensor_scatter_nd_update(v, [[1]], [10.0])) "
+    "(for v[1:3], the indices [[1], [2]] and two values); a tensor itself is immutable: make a new one"
+)
+
+
+class NotAssignable:
+    """A Tensor's `assign` (and `assign_add`, `assign_sub`): reading it raises an AttributeError saying what to do.
+
+    A class attribute, not `__getattr__`, so other missing names cost nothing (numpy looks several up per call).
+    """
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance: Any, owner: Any = None) -> NoReturn:
+        raise AttributeError(f"a Tensor has no {self.name}(): {_SLICE_ASSIGN}")
 
 
 def raise_missing(namespace: str, name: str, table: dict[str, str]) -> NoReturn:

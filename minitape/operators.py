@@ -175,9 +175,18 @@ class TensorLike:
         return format(value[()] if value.ndim == 0 else value, spec)
 
     def __array__(self, dtype=None, copy=None):
+        """`np.asarray(t)`: a read-only view, as TensorFlow's, so writing to it cannot change the tensor.
+
+        A view costs the same at any size (a copy of a million floats costs 200 times more); `np.array(t)`
+        (copy=True) and another dtype give a writable copy.
+        """
         _ops.note_numpy_conversion(self)
         value = self._array()
-        return value if dtype is None else value.astype(dtype)
+        if copy or (dtype is not None and value.dtype != dtype):
+            return value.astype(dtype or value.dtype)  # astype always copies
+        view = value.view()
+        view.setflags(write=False)
+        return view
 
     def _scalar(self, what: str):
         value = self._array()
@@ -203,7 +212,7 @@ class TensorLike:
         return self._array().ndim
 
     def numpy(self) -> np.ndarray | np.generic:
-        """The value as a numpy array (a numpy scalar for shape ())."""
+        """The value as a writable numpy array of its own, a copy (a numpy scalar for shape ())."""
         _ops.note_numpy_conversion(self)
         value = self._array().copy()
         return value[()] if value.ndim == 0 else value

@@ -92,8 +92,8 @@ class GradientTape(TapeAPI):
         self.begin_answer()
         flat = nest.flatten(sources)
         grads = self.backward(nest.flatten(target), flat, seeds_for(target, output_gradients), observer)
-        if as_unconnected(unconnected_gradients) is UnconnectedGradients.ZERO:
-            grads = [_zeros_like(s) if g is None and s.dtype.is_floating else g for s, g in zip(flat, grads)]
+        if as_unconnected(unconnected_gradients) is UnconnectedGradients.ZERO:  # of any dtype, as in TensorFlow
+            grads = [_zeros_like(s) if g is None else g for s, g in zip(flat, grads)]
         self.end_answer()
         return nest.pack_sequence_as(sources, grads)
 
@@ -110,4 +110,4 @@ class GradientTape(TapeAPI):
 
 
 def _zeros_like(t: Any) -> Tensor:
-    return Tensor(np.zeros(t.shape, t.dtype.as_numpy_dtype))
+    return Tensor(np.zeros_like(t._array()))

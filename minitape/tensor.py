@@ -10,6 +10,7 @@ import itertools
 
 import numpy as np
 
+from minitape import missing
 from minitape.operators import TensorLike
 
 _next_id = itertools.count(1).__next__
@@ -26,6 +27,8 @@ class Tensor(TensorLike):
     """An immutable value in the computation; what every op takes and returns."""
 
     __slots__ = ("_value", "_id", "__weakref__")
+    # `v[1].assign(...)` (v[1] is a Tensor) raises an error that says what to do instead
+    assign, assign_add, assign_sub = (missing.NotAssignable() for _ in range(3))
 
     def __init__(self, value: np.ndarray) -> None:
         self._value = value

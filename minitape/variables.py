@@ -24,7 +24,7 @@ from minitape.tensor import Tensor, TensorLike, _next_id, format_value
 class Variable(TensorLike):
     """A named, mutable tensor. Trainable variables read inside a tape are watched automatically."""
 
-    __slots__ = ("_value", "_id", "_name", "_trainable", "__weakref__")
+    __slots__ = ("_value", "_id", "_name", "_trainable", "_shape", "__weakref__")
 
     def __init__(
         self,
@@ -39,6 +39,7 @@ class Variable(TensorLike):
         if callable(initial_value):
             initial_value = initial_value()
         self._value = constant(initial_value, dtype=dtype)._value.copy()
+        self._shape = _declared_shape(shape, self._value.shape)
         self._id = _next_id()
         # TensorFlow's eager naming: prefixed by the open name scopes ("scope/w:0"), not made unique
         self._name = "/".join(filter(None, (state.scope, name or "Variable"))) + ":0"
@@ -66,7 +67,8 @@ class Variable(TensorLike):
 
     @property
     def shape(self) -> TensorShape:
-        return TensorShape(self._value.shape)
+        """The shape declared with `shape=` (None for a size that may change), else the value's."""
+        return TensorShape(self._value.shape) if self._shape is None else self._shape
 
     def _read(self) -> Tensor:
         """The value now, as a tensor; recorded on tapes that watch this variable."""
@@ -75,7 +77,7 @@ class Variable(TensorLike):
             if all(v is not self for v in watcher):
                 watcher.append(self)
         if state.tapes or state.accumulators:
-            if self._trainable and self._value.dtype.kind == "f":  # is_floating, without building the DType
+            if self._trainable:  # of any dtype, as in TensorFlow: an int variable is listed, its gradient is None
                 for tape in state.tapes:
                     if tape._watch_accessed_variables and self._id not in tape._watched:
                         tape.watch_variable(self)
@@ -94,20 +96,27 @@ class Variable(TensorLike):
             if source._value.shape == self._value.shape:  # an optimizer's update: nothing to convert
                 return self._store(np.asarray(combine(self._value, source._value)), op_type, source)
         new_shape = np.shape(source._value if type(source) is Tensor else source)
-        if new_shape != self._value.shape:  # before combining: numpy would broadcast a (1,) delta over (3,)
-            raise ValueError(
-                f"{op_type} on variable {self._name!r}: cannot update a variable of shape {self._value.shape} "
-                f"with a value of shape {new_shape}; shapes must be equal (reshape the value, or mt.broadcast_to it)"
-            )
+        self._check_shape(new_shape, op_type, combine)  # before combining: numpy would broadcast (1,) over (3,)
         value = constant(source, dtype=self.dtype)._value
         if combine is not None:
             value = combine(self._value, value).astype(self._value.dtype)
-        if value.shape != self._value.shape:
-            raise ValueError(
-                f"{op_type} on variable {self._name!r}: cannot assign a value of shape {value.shape} "
-                f"to a variable of shape {self._value.shape}"
-            )
+        self._check_shape(value.shape, op_type, combine)
         return self._store(value, op_type, source)
+
+    def _check_shape(self, shape: tuple, op_type: str, combine: Any) -> None:
+        """Refuse a value of another shape; `assign` takes any shape the declared `shape=` allows, as in TF."""
+        declared = self._shape if combine is None else None  # assign_add and assign_sub keep the shape
+        if shape == self._value.shape or (declared is not None and declared.is_compatible_with(shape)):
+            return
+        if declared is not None:
+            raise ValueError(
+                f"{op_type} on variable {self._name!r}: a value of shape {shape} does not fit the variable's "
+                f"declared shape {self._shape} (None marks a size that may change)"
+            )
+        raise ValueError(
+            f"{op_type} on variable {self._name!r}: cannot update a variable of shape {self._value.shape} "
+            f"with a value of shape {shape}; shapes must be equal (reshape the value, or mt.broadcast_to it)"
+        )
 
     def _store(self, value: np.ndarray, op_type: str, source: Any) -> Variable:
         if type(source) is Tensor and (state.tapes or state.accumulators):
@@ -129,6 +138,10 @@ class Variable(TensorLike):
         value = self._value.copy()
         return value[()] if value.ndim == 0 else value
 
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        """`np.asarray(v)`: a writable copy, as TensorFlow gives, so writing to it cannot change the variable."""
+        return np.array(self._value, dtype=dtype, copy=True)
+
     def __repr__(self) -> str:
         sep = "\n" if self._value.ndim > 1 else ""
         return (
@@ -137,6 +150,23 @@ class Variable(TensorLike):
         )
 
     __str__ = __repr__
+
+
+def _declared_shape(shape: Any, actual: tuple) -> TensorShape | None:
+    """The `shape=` a variable was created with, if it leaves a size (or the rank) open: None if it does not."""
+    if shape is None:
+        return None
+    try:
+        dims = shape if isinstance(shape, TensorShape) else [shape] if isinstance(shape, int) else list(shape)
+        declared = dims if isinstance(dims, TensorShape) else TensorShape(None if d is None else int(d) for d in dims)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"shape= takes a list of sizes, None for a size that may change (e.g. [None, 3]), or "
+            f"mt.TensorShape(None) for any shape; not {shape!r}"
+        ) from None
+    if not declared.is_compatible_with(actual):
+        raise ValueError(f"the initial value's shape {actual} does not fit the declared shape {declared}")
+    return None if declared.is_fully_defined() else declared
 
 
 @RegisterGradient("ReadVariableOp")

@@ -159,12 +159,12 @@ def test_variables_as_primals():
 def test_custom_gradient_in_forward_mode():
     @mt.custom_gradient
     def clipped_identity(t):
-        return mt.identity(t), lambda dy: dy * 0.5  # a deliberately different rule: forward mode uses it too
+        return mt.identity(t), lambda dy: dy * 0.5  # a deliberately different rule: forward mode ignores it
 
     x = mt.constant(2.0)
     with ForwardAccumulator(x, mt.constant(1.0)) as acc:
         y = clipped_identity(x) * 3.0
-    assert acc.jvp(y).numpy() == 1.5
+    assert acc.jvp(y).numpy() == 3.0  # TensorFlow: 3.0, the derivative of what the function computes
 
 
 def test_unconnected_and_structured_jvps():

@@ -16,6 +16,7 @@ from minitape.opdef import defop
 from minitape.ops.api import (
     abs,
     cast,
+    clip_by_value,
     equal,
     exp,
     floor,
@@ -325,3 +326,24 @@ def clip_by_global_norm(t_list: Any, clip_norm: Any, use_norm: Any = None, name:
     norm = global_norm(t_list) if use_norm is None else use_norm
     scale = clip_norm / maximum(norm, clip_norm) + (norm - norm)  # norm - norm: 0, or NaN for inf and NaN
     return [None if t is None else t * cast(scale, t.dtype) for t in t_list], norm
+
+
+def saturate_cast(value: Any, dtype: Any, name: str | None = None) -> Tensor:
+    """Cast to `dtype`, first clamping to the values it can hold (300. -> 255 for uint8), as TensorFlow does;
+    `mt.cast` would wrap around instead. The clamp happens in the input's dtype, at the bounds that dtype
+    can hold (float32's largest value up to 2**31 - 1 is 2147483520, which TensorFlow gives too)."""
+    x = convert_to_tensor(value)
+    target = as_dtype(dtype)
+    if x.dtype.is_bool or target.is_bool:
+        raise TypeError(f"saturate_cast takes numbers, not {x.dtype.name} to {target.name}; use mt.cast for bool")
+    kind = x.dtype.as_numpy_dtype
+    lows, highs = ([np.asarray(getattr(d, end)).item() for d in (target, x.dtype)] for end in ("min", "max"))
+    low, high = _bound(max(lows), kind, np.inf), _bound(min(highs), kind, -np.inf)  # Python numbers compare exactly
+    return cast(clip_by_value(x, low, high), target)
+
+
+def _bound(limit: Any, kind: type, inward: float) -> Any:
+    """`limit` as a value of numpy type `kind`, moved toward `inward` if rounding took it past the limit."""
+    value = np.array(limit, kind)
+    past = value.item() > limit if inward < 0 else value.item() < limit  # Python compares int and float exactly
+    return Tensor(np.nextafter(value, kind(inward)) if past else value)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from minitape.convert import constant
-from minitape.dtypes import as_dtype, float32
+from minitape.convert import constant, convert_to_tensor
+from minitape.dtypes import as_dtype, float32, float64
 from minitape.tensor import Tensor, TensorLike
 
 
@@ -41,13 +41,20 @@ def ones_like(input, dtype=None, name=None) -> Tensor:
 
 
 def range(start, limit=None, delta=1, dtype=None, name="range") -> Tensor:
-    """Like Python's range, as a tensor: int32 for integer arguments, float32 if any is a float."""
+    """Like Python's range, as a tensor. Its dtype, as in TensorFlow: `dtype`, or else the widest of the
+    arguments' (int32 < int64 < float16 < float32 < float64; a Python int is int32, a float float32)."""
     if limit is None:
         start, limit = 0, start
-    values = [float(v) if isinstance(v, TensorLike) and v.dtype.is_floating else v for v in (start, limit, delta)]
-    values = [v._array().item() if isinstance(v, TensorLike) else v for v in values]
-    kind = as_dtype(dtype) if dtype is not None else (float32 if any(isinstance(v, float) for v in values) else None)
-    return constant(np.arange(*values), dtype=kind or as_dtype("int32"))
+    args = [v if isinstance(v, TensorLike) else convert_to_tensor(v, dtype=dtype) for v in (start, limit, delta)]
+    if dtype is None:
+        kinds = [a.dtype.name for a in args]
+        if not set(kinds) <= set(_RANGE_ORDER):
+            raise TypeError(f"range takes int or float arguments, not {', '.join(kinds)}; cast them first")
+        dtype = max(kinds, key=_RANGE_ORDER.index)
+    return constant(np.arange(*[a._array().item() for a in args]), dtype=dtype)
+
+
+_RANGE_ORDER = ("int32", "int64", "float16", "float32", "float64")
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=float32, name=None) -> Tensor:
@@ -58,4 +65,11 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=float32, name=None) 
 
 
 def linspace(start, stop, num, name=None, axis=0) -> Tensor:
-    return constant(np.linspace(float(start), float(stop), int(num)), dtype=float32)
+    """`num` evenly spaced values from start to stop (numbers or arrays of them, spaced along `axis`).
+
+    As in TensorFlow, the dtype is start's if it is floating (a Python float's is float32), else float64.
+    """
+    first, last = convert_to_tensor(start), convert_to_tensor(stop)
+    dtype = first.dtype if first.dtype.is_floating else float64
+    ends = [np.asarray(t._array(), np.float64) for t in (first, last)]
+    return constant(np.linspace(*ends, int(num), axis=axis), dtype=dtype)
