@@ -568,3 +568,17 @@ def test_the_imbalanced_data_tutorials_metric_list_runs_in_fit():
     logs = model.evaluate(x, y, verbose=0, return_dict=True)
     assert logs["tp"] + logs["fp"] + logs["tn"] + logs["fn"] == 64
     assert 0.0 <= logs["prc"] <= 1.0 and 0.0 <= logs["auc"] <= 1.0
+
+
+def test_losses_of_lists_and_float64_arrays_are_float32_as_in_keras_3():
+    # effective_tf2's cell: Keras 3 converts y_true and y_pred to the loss's dtype (floatx) first
+    assert keras.losses.CategoricalCrossentropy(from_logits=True)([[1, 0]], [[-1.0, 3.0]]).dtype == mt.float32
+    assert keras.losses.MeanSquaredError()(np.array([1.0, 2.0]), np.array([1.5, 2.0])).dtype == mt.float32
+    assert keras.losses.BinaryCrossentropy()([1.0, 0.0], [0.9, 0.2]).dtype == mt.float32
+    sparse = keras.losses.SparseCategoricalCrossentropy()(np.array([1]), np.array([[0.2, 0.8]]))
+    assert sparse.dtype == mt.float32 and sparse.numpy() == pytest.approx(-np.log(0.8))
+    # a float64 tensor keeps float64 (Keras 3 would cast it), so float64 gradient checks stay exact
+    assert (
+        keras.losses.MeanSquaredError()(mt.constant([1.0], mt.float64), mt.constant([2.0], mt.float64)).dtype
+        == mt.float64
+    )

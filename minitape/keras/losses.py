@@ -269,7 +269,7 @@ class Loss:
 
     def __call__(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> Any:
         with name_scope(self.name):
-            losses = self.call(y_true, y_pred)
+            losses = self.call(self._as_tensor(y_true), self._as_tensor(y_pred))
             if not isinstance(losses, TensorLike):
                 losses = _tensor(losses, backend.floatx())
             weights = None
@@ -283,6 +283,14 @@ class Loss:
             if self.reduction == "mean_with_sample_weight" and weights is not None:
                 return divide_no_nan(reduce_sum(losses), reduce_sum(weights))
             return reduce_mean(losses)
+
+    def _as_tensor(self, value: Any) -> Any:
+        """Lists and numpy arrays of floats in the loss's dtype (floatx), as Keras 3 converts them: a float64
+        array gives a float32 loss. Tensors keep their dtype (Keras 3 would cast a float64 one to float32 too;
+        keeping it lets float64 gradient checks work), and integer labels stay integers."""
+        if isinstance(value, TensorLike) or np.asarray(value).dtype.kind != "f":
+            return value
+        return _tensor(value, self.dtype.name if hasattr(self.dtype, "name") else self.dtype or backend.floatx())
 
     def _fit_weights(self, losses: Any, weights: Any) -> tuple[Any, Any]:
         """Losses and sample weights made to broadcast, as Keras does: a trailing axis of size 1 that only one
