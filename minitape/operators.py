@@ -160,6 +160,8 @@ class TensorLike:
     def __len__(self) -> int:
         if not self.shape:
             raise TypeError("len() of a scalar tensor is undefined")
+        if self.shape[0] is None:  # a variable declared with shape=[None, ...]
+            raise TypeError("len() of a variable whose first size is declared None is undefined; use mt.shape(v)[0]")
         return self.shape[0]
 
     def __iter__(self):

@@ -389,3 +389,10 @@ def test_names_left_out_say_so_and_what_to_use(get, name):
     with pytest.raises(AttributeError, match=f"minitape has no {name}"):
         get()
     assert mt.dtypes.cast(mt.constant(1.5), mt.int32).numpy() == 1
+
+
+def test_len_of_a_variable_with_an_open_first_size_says_what_to_use():
+    v = mt.Variable(mt.zeros((2, 3)), shape=[None, 3])
+    with pytest.raises(TypeError, match=r"declared None.*mt.shape\(v\)\[0\]"):
+        len(v)
+    assert int(mt.shape(v)[0]) == 2 and len(mt.Variable(mt.zeros((2, 3)))) == 2

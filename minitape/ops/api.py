@@ -212,7 +212,8 @@ def shape(input, out_type=int32, name=None) -> Tensor:
         raise InvalidArgumentError(
             f"shape: out_type must be int32 or int64, not {dtype.name}; cast the result to get another dtype"
         )
-    return Tensor(np.asarray(input.shape if isinstance(input, TensorLike) else np.shape(input), dtype.as_numpy_dtype))
+    value = input._array() if isinstance(input, TensorLike) else input  # the value's: a declared None is known here
+    return Tensor(np.asarray(np.shape(value), dtype.as_numpy_dtype))
 
 
 def size(input, out_type=int32, name=None) -> Tensor:
