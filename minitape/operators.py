@@ -93,11 +93,11 @@ class TensorLike:
     def __ge__(self, other):
         return _ops.greater_equal(self, other)
 
-    def __eq__(self, other):  # elementwise, as in TensorFlow 2
-        return _ops.equal(self, other)
+    def __eq__(self, other):  # elementwise, as in TensorFlow 2; `t == None` is False, as there
+        return False if other is None else _ops.equal(self, other)
 
     def __ne__(self, other):
-        return _ops.not_equal(self, other)
+        return True if other is None else _ops.not_equal(self, other)
 
     # &, |, ^ and ~ as in TensorFlow: logical on a bool tensor, bitwise on an integer one
     def __and__(self, other):
@@ -170,9 +170,8 @@ class TensorLike:
         return (self[i] for i in range(self.shape[0]))
 
     def __format__(self, spec: str) -> str:
-        """`f"{loss:.4f}"` formats the value as numpy would (a scalar like a number); no spec gives str()."""
-        if not spec:
-            return str(self)
+        """`f"{loss:.4f}"` and `f"loss {loss}"` format the value as numpy would (a scalar like a number), as
+        TensorFlow does: `f"{t}"` of a vector is `[1 2]`, not the tensor's str()."""
         value = self._array()
         return format(value[()] if value.ndim == 0 else value, spec)
 

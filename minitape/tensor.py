@@ -23,6 +23,11 @@ def format_value(value: np.ndarray) -> str:
     return repr(value)
 
 
+def on_own_line(text: str) -> str:
+    """An array's text as TensorFlow puts it in a repr: on a line of its own when it takes several."""
+    return "\n" + text if "\n" in text else text
+
+
 class Tensor(TensorLike):
     """An immutable value in the computation; what every op takes and returns."""
 
@@ -47,14 +52,13 @@ class Tensor(TensorLike):
         return f"tensor_{self._id}"
 
     def __repr__(self) -> str:
-        text = format_value(self._value)
-        sep = "\n" if self._value.ndim > 1 else ""
-        return f"<mt.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={sep}{text}>"
+        return (
+            f"<mt.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={on_own_line(format_value(self._value))}>"
+        )
 
     def __str__(self) -> str:
         text = str(self._value) if self._value.ndim else format_value(self._value)
-        sep = "\n" if self._value.ndim > 1 else ""  # TensorFlow starts a matrix on its own line
-        return f"mt.Tensor({sep}{text}, shape={self.shape}, dtype={self.dtype.name})"
+        return f"mt.Tensor({on_own_line(text)}, shape={self.shape}, dtype={self.dtype.name})"
 
 
 from minitape import operators  # noqa: E402

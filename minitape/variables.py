@@ -18,7 +18,7 @@ from minitape.dtypes import DType, as_dtype
 from minitape.execute import record
 from minitape.registry import RegisterGradient, no_gradient
 from minitape.shape import TensorShape
-from minitape.tensor import Tensor, TensorLike, _next_id, format_value
+from minitape.tensor import Tensor, TensorLike, _next_id, format_value, on_own_line
 
 
 class Variable(TensorLike):
@@ -142,11 +142,14 @@ class Variable(TensorLike):
         """`np.asarray(v)`: a writable copy, as TensorFlow gives, so writing to it cannot change the variable."""
         return np.array(self._value, dtype=dtype, copy=True)
 
+    def __format__(self, spec: str) -> str:
+        """`f"{v}"` is the repr, as TensorFlow's; with a spec (`f"{v:.2f}"`) the value formats as a tensor's."""
+        return repr(self) if not spec else super().__format__(spec)
+
     def __repr__(self) -> str:
-        sep = "\n" if self._value.ndim > 1 else ""
         return (
             f"<mt.Variable '{self._name}' shape={self.shape} dtype={self.dtype.name}, "
-            f"numpy={sep}{format_value(self._value)}>"
+            f"numpy={on_own_line(format_value(self._value))}>"
         )
 
     __str__ = __repr__

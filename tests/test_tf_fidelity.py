@@ -257,7 +257,9 @@ def test_numpy_operands_keep_their_dtype_and_python_numbers_join_them():
 def test_format_specs_work_on_scalar_tensors_and_variables():
     loss, v = mt.constant(0.123456), mt.Variable(2.5)
     assert f"{loss:.4f}" == "0.1235" and f"{v:.1f}" == "2.5" and f"{mt.constant(7):>3d}" == "  7"
-    assert f"{loss}" == str(loss)
+    # no spec: the numpy value's text, as TensorFlow's f"{t}" (a vector as numpy prints it); a variable's repr
+    assert f"{loss}" == "0.12345600128173828" and f"loss {mt.constant([1.5, 2.0])}" == "loss [1.5 2. ]"
+    assert f"{mt.constant(1200)}" == "1200" and f"{v}" == repr(v)
 
 
 def test_function_returns_tensors_for_python_numbers():
@@ -363,3 +365,19 @@ def test_integer_variance_std_and_logsumexp_are_refused():
         assert "floating-point" in message_of(TypeError, lambda fn=fn: fn(mt.constant([1, 2])))
     assert "floating-point" in message_of(InvalidArgumentError, lambda: mt.reduce_logsumexp(mt.constant([1, 2])))
     assert float(mt.math.reduce_variance(mt.constant([1.0, 2.0]))) == 0.25
+
+
+def test_reprs_put_an_array_on_its_own_line_only_when_it_takes_several():
+    # TensorFlow's rule: the numpy text starts a new line only if it has more than one line
+    assert str(mt.constant([[2, 3]])) == "mt.Tensor([[2 3]], shape=(1, 2), dtype=int32)"
+    assert str(mt.constant([[1, 2], [3, 4]])) == "mt.Tensor(\n[[1 2]\n [3 4]], shape=(2, 2), dtype=int32)"
+    assert repr(mt.constant([[2, 3]])).endswith("numpy=array([[2, 3]], dtype=int32)>")
+    assert repr(mt.Variable([[1.0, 2.0], [3.0, 4.0]])).endswith(
+        "numpy=\narray([[1., 2.],\n       [3., 4.]], dtype=float32)>"
+    )
+
+
+def test_a_tensor_compared_with_none_is_not_equal_as_in_tensorflow():
+    t = mt.constant([1.0, 2.0])
+    assert (t == None) is False and (t != None) is True  # noqa: E711 - the comparison under test
+    assert mt.Variable(1.0) != None  # noqa: E711
