@@ -35,6 +35,7 @@ from minitape import (
     nest,
     nn,
     random,
+    version,
 )
 from minitape.config import device
 from minitape.convert import constant, convert_to_tensor

@@ -444,7 +444,14 @@ def test_normalization_adapts_to_arrays_and_datasets_and_learns_in_a_model():
     out = norm(data).numpy()
     np.testing.assert_allclose(out.mean(axis=0), 0, atol=1e-5)
     np.testing.assert_allclose(out.std(axis=0), 1, atol=1e-4)
-    assert [v.name for v in norm.non_trainable_weights] == ["normalization/mean:0", "normalization/variance:0"]
+    # Keras 3's weights: mean and variance per feature, and the count of examples adapt saw
+    assert [v.name for v in norm.non_trainable_weights] == [
+        "normalization/mean:0",
+        "normalization/variance:0",
+        "normalization/count:0",
+    ]
+    assert [tuple(v.shape) for v in norm.weights] == [(2,), (2,), ()] and int(norm.count) == 200
+    assert norm.count_params() == 5 and norm.count.dtype == mt.int64 and tuple(norm.mean.shape) == (1, 2)
     assert norm.trainable_weights == []
     batches = layers.Normalization()
     batches.adapt(mt.data.Dataset.from_tensor_slices((data, data[:, 0])).batch(32))

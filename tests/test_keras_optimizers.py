@@ -331,3 +331,24 @@ def test_apply_takes_the_gradients_and_the_variables_as_two_lists_as_keras_3_doe
         lists_opt.apply(grads, [a2])
     with pytest.raises(ValueError, match=r"optimizer.apply\(grads, model.trainable_weights\)"):
         lists_opt.apply(grads)
+
+
+def test_schedules_take_an_array_of_steps_as_keras_does():
+    # the overfitting tutorial plots lr_schedule(np.linspace(0, 100000, 1000)); values are Keras 3's
+    schedules = keras.optimizers.schedules
+    steps = np.array([0.0, 5, 10, 25, 40])
+    cases = [
+        (schedules.ExponentialDecay(0.1, 10, 0.5), [0.1, 0.070711, 0.05, 0.017678, 0.00625]),
+        (schedules.ExponentialDecay(0.1, 10, 0.5, staircase=True), [0.1, 0.1, 0.05, 0.025, 0.00625]),
+        (schedules.PiecewiseConstantDecay([10, 20], [1.0, 0.5, 0.1]), [1.0, 1.0, 1.0, 0.1, 0.1]),
+        (schedules.InverseTimeDecay(0.001, 20, 1), [0.001, 0.0008, 0.001 / 1.5, 0.001 / 2.25, 0.001 / 3]),
+        (schedules.PolynomialDecay(0.1, 20), [0.1, 0.075025, 0.05005, 0.0001, 0.0001]),
+        (schedules.PolynomialDecay(0.1, 20, cycle=True), [0.1, 0.075025, 0.05005, 0.037562, 0.0001]),
+        (schedules.CosineDecay(0.1, 20), [0.1, 0.085355, 0.05, 0.0, 0.0]),
+        (schedules.CosineDecay(0.0, 20, warmup_target=0.1, warmup_steps=10), [0.0, 0.05, 0.1, 0.014645, 0.0]),
+    ]
+    for schedule, expected in cases:
+        rates = schedule(steps)
+        assert rates.dtype == mt.float32 and rates.shape == (5,)
+        np.testing.assert_allclose(rates.numpy(), expected, rtol=1e-4, atol=1e-7)
+        assert float(schedule(10)) == pytest.approx(expected[2], rel=1e-4)  # one step: a scalar, as before

@@ -454,3 +454,26 @@ def test_a_rank_1_x_is_adjusted_only_to_a_declared_input_shape_as_in_keras_3():
     bare.compile(loss="mse", optimizer="sgd")
     with pytest.raises(ValueError, match=r"rank >= 2.*x\[:, None\].*x\[None, :\]"):
         bare.fit(x, y, epochs=1, verbose=0)
+
+
+def test_fit_on_a_repeated_dataset_runs_steps_per_epoch_and_goes_on_where_it_stopped():
+    # the overfitting tutorial: dataset.repeat().batch(n) with steps_per_epoch
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(50, 3)).astype(np.float32)
+    y = x.sum(axis=1, keepdims=True)
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+    model.compile(loss="mse", optimizer="sgd")
+    seen = []
+    batches = mt.data.Dataset.from_tensor_slices((x, y)).repeat().batch(10)
+    record = keras.callbacks.LambdaCallback(on_train_batch_end=lambda batch, logs: seen.append(batch))
+    history = model.fit(batches, steps_per_epoch=7, epochs=3, verbose=0, callbacks=[record])
+    assert len(history.history["loss"]) == 3 and seen == list(range(7)) * 3
+    assert model.optimizer.iterations.numpy() == 21  # 21 batches, none skipped between epochs
+    # a finite dataset that runs out stops training with a warning, as Keras 3 does
+    with pytest.warns(UserWarning, match="ran out of data after 2 of the 3 steps of epoch 2"):
+        history = model.fit(
+            mt.data.Dataset.from_tensor_slices((x, y)).batch(10), steps_per_epoch=3, epochs=3, verbose=0
+        )
+    assert len(history.history["loss"]) == 2
+    filtered = mt.data.Dataset.from_tensor_slices((x, y)).filter(lambda a, b: b[0] > 0).batch(10)
+    assert len(model.fit(filtered, epochs=2, verbose=0).history["loss"]) == 2  # length unknown until run

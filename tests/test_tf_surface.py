@@ -347,3 +347,8 @@ def test_gather_nd_and_scatter_take_empty_index_lists():
     assert mt.gather_nd(params, np.zeros((2, 0), np.int64)).shape == (2, 2, 2)
     unchanged = mt.tensor_scatter_nd_add(params, np.zeros((0, 2), np.int64), np.zeros((0,), np.float32))
     assert unchanged.numpy().tolist() == [[1.0, 2.0], [3.0, 4.0]]
+
+
+def test_tf_version_names_minitapes_version():
+    # tutorials begin with print(tf.version.VERSION)
+    assert mt.version.VERSION == mt.__version__ and mt.version.GIT_VERSION == "v" + mt.__version__

@@ -55,7 +55,10 @@ class _DatasetBatches:
 
     def __init__(self, dataset: Any, what: str) -> None:
         self.dataset, self.what = dataset, what
-        self.steps = len(dataset) if hasattr(dataset, "__len__") else None
+        try:
+            self.steps = len(dataset) if hasattr(dataset, "__len__") else None
+        except TypeError:  # an mt.data.Dataset that repeats forever, or was filtered: its length is not known
+            self.steps = None
 
     def __call__(self, shuffle: bool):
         for item in self.dataset:

@@ -8,6 +8,8 @@ Override `train_step` to customise training and keep `fit`'s loop and progress b
 
 from __future__ import annotations
 
+import itertools
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -292,6 +294,7 @@ class Model(Layer):
             hook.set_params({"epochs": epochs, "steps": steps, "verbose": verbose})
             hook.on_train_begin()
         self.stop_training = False
+        source = None
         for epoch in range(initial_epoch, epochs):
             if verbose:
                 print(f"Epoch {epoch + 1}/{epochs}")
@@ -301,9 +304,11 @@ class Model(Layer):
             bar = Progbar(steps, verbose=verbose)
             logs: dict[str, float] = {}
             seen = 0
-            for step, batch in enumerate(batches_of(shuffle)):
-                if steps is not None and step >= steps:
-                    break
+            # a dataset with steps_per_epoch: each epoch goes on where the last stopped, as in Keras 3 (a repeated
+            # dataset never ends); arrays and datasets without it start again each epoch
+            if source is None or steps_per_epoch is None or not data_adapter.is_dataset(x):
+                source = iter(batches_of(shuffle))
+            for step, batch in enumerate(source if steps is None else itertools.islice(source, steps)):
                 seen = step + 1
                 for hook in hooks:
                     hook.on_train_batch_begin(step)
@@ -313,6 +318,13 @@ class Model(Layer):
                 bar.update(step + 1, logs)
             if steps is None:  # a dataset of unknown length: now it is known
                 steps = bar.target = seen
+            elif seen < steps and steps_per_epoch is not None and data_adapter.is_dataset(x):
+                warnings.warn(
+                    f"fit(): the dataset ran out of data after {seen} of the {steps} steps of epoch {epoch + 1}; "
+                    "training stops. Make it give steps_per_epoch * epochs batches, e.g. with dataset.repeat()",
+                    stacklevel=2,
+                )
+                self.stop_training = True
             if validation_data is not None:
                 if data_adapter.is_dataset(validation_data):
                     val = self.evaluate(validation_data, verbose=0, return_dict=True)

@@ -1,6 +1,7 @@
 """Learning-rate schedules, as `keras.optimizers.schedules`: `schedule(step)` is the rate for update `step`.
 
-The optimizer calls its schedule with `optimizer.iterations` (0 for the first update).
+The optimizer calls its schedule with `optimizer.iterations` (0 for the first update). A schedule also takes
+an array of steps and gives their rates, as Keras' do (tutorials plot `schedule(np.linspace(0, n, 100))`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,14 @@ from typing import Any
 import numpy as np
 
 from minitape.convert import constant
+
+
+def _steps(step: Any) -> np.ndarray:
+    return np.asarray(step, np.float64)
+
+
+def _rate(rate: Any) -> Any:
+    return constant(np.asarray(rate), dtype="float32")
 
 
 class LearningRateSchedule:
@@ -44,10 +53,10 @@ class ExponentialDecay(LearningRateSchedule):
         self.staircase, self.name = staircase, name
 
     def __call__(self, step: Any) -> Any:
-        exponent = float(np.asarray(step)) / self.decay_steps
+        exponent = _steps(step) / self.decay_steps
         if self.staircase:
-            exponent = math.floor(exponent)
-        return constant(self.initial_learning_rate * self.decay_rate**exponent, dtype="float32")
+            exponent = np.floor(exponent)
+        return _rate(self.initial_learning_rate * self.decay_rate**exponent)
 
 
 class PiecewiseConstantDecay(LearningRateSchedule):
@@ -64,11 +73,8 @@ class PiecewiseConstantDecay(LearningRateSchedule):
         self.boundaries, self.values, self.name = list(boundaries), list(values), name
 
     def __call__(self, step: Any) -> Any:
-        step = float(np.asarray(step))
-        for boundary, value in zip(self.boundaries, self.values):
-            if step <= boundary:
-                return constant(value, dtype="float32")
-        return constant(self.values[-1], dtype="float32")
+        # values[i] for the first boundary i that the step has not passed (step <= boundary)
+        return _rate(np.asarray(self.values)[np.searchsorted(self.boundaries, _steps(step), side="left")])
 
 
 class InverseTimeDecay(LearningRateSchedule):
@@ -86,10 +92,10 @@ class InverseTimeDecay(LearningRateSchedule):
         self.staircase, self.name = staircase, name
 
     def __call__(self, step: Any) -> Any:
-        ratio = float(np.asarray(step)) / self.decay_steps
+        ratio = _steps(step) / self.decay_steps
         if self.staircase:
-            ratio = math.floor(ratio)
-        return constant(self.initial_learning_rate / (1 + self.decay_rate * ratio), dtype="float32")
+            ratio = np.floor(ratio)
+        return _rate(self.initial_learning_rate / (1 + self.decay_rate * ratio))
 
 
 class PolynomialDecay(LearningRateSchedule):
@@ -111,15 +117,16 @@ class PolynomialDecay(LearningRateSchedule):
         self.end_learning_rate, self.power, self.cycle, self.name = end_learning_rate, power, cycle, name
 
     def __call__(self, step: Any) -> Any:
-        step = float(np.asarray(step))
+        step = _steps(step)
         decay_steps = float(self.decay_steps)
         if self.cycle:
-            decay_steps *= 1.0 if step == 0 else math.ceil(step / decay_steps)
+            decay_steps = decay_steps * np.where(step == 0, 1.0, np.ceil(step / decay_steps))
         else:
-            step = min(step, decay_steps)
+            step = np.minimum(step, decay_steps)
         fraction = 1.0 - step / decay_steps
-        rate = (self.initial_learning_rate - self.end_learning_rate) * fraction**self.power + self.end_learning_rate
-        return constant(rate, dtype="float32")
+        return _rate(
+            (self.initial_learning_rate - self.end_learning_rate) * fraction**self.power + self.end_learning_rate
+        )
 
 
 class CosineDecay(LearningRateSchedule):
@@ -146,23 +153,21 @@ class CosineDecay(LearningRateSchedule):
         )
         self.warmup_target, self.warmup_steps = warmup_target, warmup_steps
 
-    def _cosine(self, step: float, start: float) -> float:
-        decayed = 0.5 * (1.0 + math.cos(math.pi * step / self.decay_steps))
+    def _cosine(self, step: np.ndarray, start: float) -> np.ndarray:
+        decayed = 0.5 * (1.0 + np.cos(math.pi * step / self.decay_steps))
         return start * ((1 - self.alpha) * decayed + self.alpha)
 
     def __call__(self, step: Any) -> Any:
-        step = float(np.asarray(step))
+        step = _steps(step)
         if self.warmup_target is None:
-            return constant(self._cosine(min(step, self.decay_steps), self.initial_learning_rate), dtype="float32")
-        step = min(step, self.decay_steps + self.warmup_steps)
-        if step < self.warmup_steps:
-            rate = (
-                self.initial_learning_rate
-                + (self.warmup_target - self.initial_learning_rate) * step / self.warmup_steps
-            )
-        else:
-            rate = self._cosine(step - self.warmup_steps, self.warmup_target)
-        return constant(rate, dtype="float32")
+            return _rate(self._cosine(np.minimum(step, self.decay_steps), self.initial_learning_rate))
+        step = np.minimum(step, self.decay_steps + self.warmup_steps)
+        climb = self.initial_learning_rate + (self.warmup_target - self.initial_learning_rate) * step / max(
+            self.warmup_steps, 1
+        )
+        return _rate(
+            np.where(step < self.warmup_steps, climb, self._cosine(step - self.warmup_steps, self.warmup_target))
+        )
 
 
 def __getattr__(name: str) -> Any:

@@ -6,9 +6,10 @@ from typing import Any
 
 import numpy as np
 
+from minitape.convert import constant
 from minitape.keras.backend import to_numpy
 from minitape.keras.layers.base import Layer
-from minitape.ops.api import maximum, sqrt
+from minitape.ops.api import maximum, reshape, sqrt
 
 EPSILON = 1e-7  # Keras's backend epsilon: a constant feature is divided by this, not by zero
 
@@ -27,8 +28,10 @@ class Rescaling(Layer):
 class Normalization(Layer):
     """(inputs - mean) / sqrt(variance), per feature along `axis`; `adapt(data)` measures mean and variance.
 
-    axis=-1 (the default) keeps one mean per last-axis feature; axis=None one mean for everything. Mean and
-    variance can also be given; they are non-trainable weights (`layer.mean`, `layer.variance`), as in Keras.
+    axis=-1 (the default) keeps one mean per last-axis feature; axis=None one mean for everything. As in
+    Keras 3, adapt keeps three non-trainable weights: the mean and variance per kept feature ((9,) for 9
+    features, () for axis=None) and the count of examples seen; `layer.mean` and `layer.variance` are those
+    shaped to broadcast against the input ((1, 9)). Given mean and variance are constants, not weights.
     `invert=True` undoes the normalization.
     """
 
@@ -39,7 +42,7 @@ class Normalization(Layer):
         self.axis = () if axis is None else (axis,) if isinstance(axis, int) else tuple(axis)
         self.invert = invert
         self._given = None if mean is None else (np.asarray(mean, np.float64), np.asarray(variance, np.float64))
-        self.mean = self.variance = None
+        self.adapt_mean = self.adapt_variance = self.count = self._broadcast = None
 
     def adapt(self, data: Any, batch_size: Any = None, steps: Any = None) -> None:
         """Measure the mean and variance of `data`: an array, a tensor, or a dataset of batches."""
@@ -47,25 +50,44 @@ class Normalization(Layer):
         arrays = [to_numpy(b[0] if isinstance(b, tuple) else b).astype(np.float64) for b in batches]
         values = np.concatenate([a.reshape(-1, *a.shape[1:]) if a.ndim else a.reshape(1) for a in arrays])
         reduced = self._reduced_axes(values.ndim)
-        self._store(values.mean(axis=reduced, keepdims=True), values.var(axis=reduced, keepdims=True))
+        self._broadcast = self._broadcast_shape(values.shape)
+        kept = tuple(n for i, n in enumerate(values.shape) if i not in reduced)
+        if self.adapt_mean is None:
+            self.adapt_mean = self.add_weight("mean", kept, initializer="zeros", trainable=False)
+            self.adapt_variance = self.add_weight("variance", kept, initializer="ones", trainable=False)
+            self.count = self.add_weight("count", (), initializer="zeros", dtype="int64", trainable=False)
+        self.adapt_mean.assign(values.mean(axis=reduced).reshape(kept))  # in the weights' dtype (the layer's)
+        self.adapt_variance.assign(values.var(axis=reduced).reshape(kept))
+        self.count.assign(np.int64(len(values)))
 
     def build(self, input_shape: tuple) -> None:
-        if self.mean is None and self._given is not None:
-            mean, variance = self._given
-            shape = [1] * len(input_shape)
-            for a in self.axis:
-                shape[a] = input_shape[a]
-            self._store(np.broadcast_to(mean, shape), np.broadcast_to(variance, shape))
+        if self._broadcast is None:
+            self._broadcast = self._broadcast_shape(input_shape)
         super().build(input_shape)
 
+    @property
+    def mean(self) -> Any:
+        """The mean, shaped to broadcast against the input ((1, features)); None before adapt or build."""
+        return self._shaped(0)
+
+    @property
+    def variance(self) -> Any:
+        return self._shaped(1)
+
+    def _shaped(self, which: int) -> Any:
+        if self._given is not None and self._broadcast is not None:
+            return constant(np.broadcast_to(self._given[which], self._broadcast), dtype=self.dtype)
+        weight = (self.adapt_mean, self.adapt_variance)[which]
+        return None if weight is None else reshape(weight, self._broadcast)
+
     def call(self, inputs: Any) -> Any:
-        if self.mean is None:
+        if self.adapt_mean is None and self._given is None:
             raise RuntimeError(
                 f'Normalization layer "{self.name}" has no mean and variance yet: call adapt(data) before using it, '
                 "or create it with mean=... and variance=..."
             )
-        spread = maximum(sqrt(self.variance), EPSILON)
-        return self.mean + inputs * spread if self.invert else (inputs - self.mean) / spread
+        mean, spread = self.mean, maximum(sqrt(self.variance), EPSILON)
+        return mean + inputs * spread if self.invert else (inputs - mean) / spread
 
     def _reduced_axes(self, rank: int) -> tuple[int, ...]:
         kept = {a % rank for a in self.axis}
@@ -73,12 +95,10 @@ class Normalization(Layer):
             raise ValueError(f"Normalization: axis {self.axis} does not fit data of rank {rank} (axis 0 is the batch)")
         return tuple(a for a in range(rank) if a not in kept)
 
-    def _store(self, mean: np.ndarray, variance: np.ndarray) -> None:
-        if self.mean is None:
-            self.mean = self.add_weight("mean", mean.shape, initializer="zeros", trainable=False)
-            self.variance = self.add_weight("variance", variance.shape, initializer="ones", trainable=False)
-        self.mean.assign(mean.astype(np.float32))
-        self.variance.assign(variance.astype(np.float32))
+    def _broadcast_shape(self, shape: tuple) -> tuple:
+        """1 for every axis the statistics are taken over, the size for every kept one: (1, 9) for (n, 9)."""
+        reduced = self._reduced_axes(len(shape))
+        return tuple(1 if i in reduced else int(n) for i, n in enumerate(shape)) or (1,)
 
 
 def _is_dataset(data: Any) -> bool:
