@@ -103,8 +103,7 @@ def assert_same_structure(nest1: _Any, nest2: _Any, check_types: bool = True, ex
             )
         if isinstance(a, dict) and isinstance(b, dict) and set(a) != set(b):
             raise ValueError(
-                f"The two dictionaries don't have the same set of keys: {sorted(a, key=repr)} and "
-                f"{sorted(b, key=repr)}"
+                f"The two dictionaries don't have the same set of keys: {sorted(a, key=repr)} and {sorted(b, key=repr)}"
             )
         if len(a) != len(b):
             raise ValueError(

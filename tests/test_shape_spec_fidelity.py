@@ -64,7 +64,8 @@ def test_bad_dimensions_are_refused_as_tensorflow_does():
 
 
 def test_tensorspec_from_tensor_from_spec_and_unknown_shape():
-    assert repr(tf.TensorSpec.from_tensor(tf.constant([[1, 2]]))) == "TensorSpec(shape=(1, 2), dtype=mt.int32, name=None)"
+    spec = tf.TensorSpec.from_tensor(tf.constant([[1, 2]]))
+    assert repr(spec) == "TensorSpec(shape=(1, 2), dtype=mt.int32, name=None)"
     spec = tf.TensorSpec.from_spec(tf.TensorSpec([1], tf.int64, name="a"))
     assert repr(spec) == "TensorSpec(shape=(1,), dtype=mt.int64, name='a')"
     assert repr(tf.TensorSpec(None, tf.float32)) == "TensorSpec(shape=<unknown>, dtype=mt.float32, name=None)"
