@@ -255,6 +255,33 @@ DATA_EXPERIMENTAL = {
     for name in ("make_csv_dataset", "CsvDataset", "make_batched_features_dataset", "SqlDataset")
 }
 
+RANDOM = (
+    {
+        name: "draw with numpy on the global generator, mt.random.generator() (e.g. .binomial(n, p, shape)), "
+        "and convert with mt.constant"
+        for name in (
+            "stateless_binomial",
+            "stateless_poisson",
+            "stateless_gamma",
+            "stateless_parameterized_truncated_normal",
+        )
+    }
+    | {
+        name: "candidate sampling is left out; draw the classes with mt.random.categorical"
+        for name in (
+            "all_candidate_sampler",
+            "fixed_unigram_candidate_sampler",
+            "learned_unigram_candidate_sampler",
+            "log_uniform_candidate_sampler",
+            "uniform_candidate_sampler",
+        )
+    }
+    | {
+        "Algorithm": "there is one algorithm, numpy's PCG64; drop the alg argument",
+        "create_rng_state": "use mt.random.Generator.from_seed(seed)",
+        "stateless_random_crop": "slice at mt.random.stateless_uniform offsets",
+    }
+)
 
 _SLICE_ASSIGN = (
     "minitape leaves out assignment into variable slices: v[1] is a new tensor, not a view of v. "
