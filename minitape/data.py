@@ -13,83 +13,67 @@ from typing import Any
 
 import numpy as np
 
-from minitape import random
-from minitape.convert import convert_to_tensor
-from minitape.dtypes import int64
-from minitape.ops.api import cast
-from minitape.tensor import Tensor, TensorLike
+from minitape import missing, random
+from minitape.data_elements import (
+    DatasetIterator,
+    Options,
+    batched_spec,
+    call,
+    check_fits,
+    common_spec,
+    flatten,
+    holds,
+    map_leaves,
+    normalize_output,
+    pack,
+    spec_of,
+    stack,
+    tensor,
+    to_tensors,
+)
+from minitape.dtypes import as_dtype, int64
+from minitape.tensor import Tensor
+from minitape.tensor_spec import TensorSpec
+
+__all__ = ["AUTOTUNE", "Dataset", "Options", "experimental"]
 
 AUTOTUNE = -1
 INFINITE_CARDINALITY = -1
 UNKNOWN_CARDINALITY = -2
 
 
-# ---- element structures: tuples and dicts of tensors ---------------------------------------------------
-def _flatten(element: Any) -> list:
-    if isinstance(element, tuple):
-        return [leaf for item in element for leaf in _flatten(item)]
-    if isinstance(element, dict):
-        return [leaf for key in sorted(element) for leaf in _flatten(element[key])]
-    return [element]
-
-
-def _pack(structure: Any, leaves: Iterator) -> Any:
-    if isinstance(structure, tuple):
-        packed = [_pack(item, leaves) for item in structure]
-        return type(structure)(*packed) if hasattr(structure, "_fields") else tuple(packed)
-    if isinstance(structure, dict):
-        return {key: _pack(structure[key], leaves) for key in sorted(structure)}
-    return next(leaves)
-
-
-def _to_tensors(element: Any) -> Any:
-    """Every leaf as a tensor (numbers and numpy arrays converted with TensorFlow's defaults)."""
-    return _pack(element, iter([_tensor(leaf) for leaf in _flatten(element)]))
-
-
-def _tensor(value: Any) -> Tensor:
-    return convert_to_tensor(value) if not isinstance(value, Tensor) else value
-
-
-def _call(fn: Callable, element: Any) -> Any:
-    """tf.data calls a function with a tuple element unpacked into arguments, any other element as one."""
-    return fn(*element) if isinstance(element, tuple) and not hasattr(element, "_fields") else fn(element)
-
-
 class Dataset:
     """A sequence of elements, built by the static constructors and transformed by the methods."""
 
-    def __init__(self, make_iterator: Callable[[], Iterator], cardinality: int, ragged_batches: bool = False) -> None:
+    def __init__(self, make_iterator: Callable[[], Iterator], cardinality: int, spec: Callable | None = None) -> None:
         """Made by the constructors below: `make_iterator()` starts a fresh pass over the elements.
-        `ragged_batches`: the last batch may be shorter, so element_spec gives the batch axis as None."""
+        `spec()` gives element_spec when it is known without reading an element (None: read the first one)."""
         self._make_iterator = make_iterator
         self._cardinality = cardinality
-        self._ragged_batches = ragged_batches
+        self._spec = spec
+        self._options = Options()
 
     @property
     def element_spec(self) -> Any:
-        """The structure of an element, with a TensorSpec (shape and dtype) per component, read from the first
-        element (None for the batch axis when the last batch may be shorter)."""
-        from minitape.tensor_spec import TensorSpec
-
+        """The structure of an element, with a TensorSpec (shape and dtype) per component: known from the
+        source and transformations where TensorFlow knows it statically, else read from the first element."""
+        if self._spec is not None:
+            return self._spec()
         first = next(iter(self), None)
         if first is None:
             raise ValueError("element_spec: the dataset is empty, so minitape cannot tell its elements' shapes")
+        return spec_of(first)
 
-        def spec(t: Tensor) -> TensorSpec:
-            shape = list(t.shape)
-            if self._ragged_batches and shape:
-                shape[0] = None
-            return TensorSpec(shape, t.dtype)
-
-        return _pack(first, iter([spec(t) for t in _flatten(first)]))
+    def _same_spec(self, make_iterator: Callable[[], Iterator], cardinality: int) -> Dataset:
+        """A dataset whose elements have this one's structure and spec (a filter, a shuffle, a take...)."""
+        return Dataset(make_iterator, cardinality, lambda: self.element_spec)
 
     # ---- sources -----------------------------------------------------------------------------------------
     @staticmethod
     def from_tensor_slices(tensors: Any, name: str | None = None) -> Dataset:
         """One element per entry along the first axis of every component (all must have the same length)."""
-        structure = _to_tensors(tensors)
-        arrays = [leaf.numpy() for leaf in _flatten(structure)]
+        structure = to_tensors(tensors)
+        arrays = [leaf.numpy() for leaf in flatten(structure)]
         if any(np.ndim(a) == 0 for a in arrays):
             raise ValueError("from_tensor_slices: every component needs a first axis to slice; use from_tensors")
         lengths = {len(a) for a in arrays}
@@ -103,22 +87,26 @@ class Dataset:
 
         def generate() -> Iterator:
             for i in range(n):
-                yield _pack(structure, iter([Tensor(np.array(a[i])) for a in arrays]))
+                yield pack(structure, iter([Tensor(np.array(a[i])) for a in arrays]))
 
-        return Dataset(generate, n)
+        return Dataset(generate, n, lambda: map_leaves(lambda t: TensorSpec(t.shape[1:], t.dtype), structure))
 
     @staticmethod
     def from_tensors(tensors: Any, name: str | None = None) -> Dataset:
         """A dataset of one element: `tensors` whole."""
-        element = _to_tensors(tensors)
-        return Dataset(lambda: iter([element]), 1)
+        element = to_tensors(tensors)
+        return Dataset(lambda: iter([element]), 1, lambda: spec_of(element))
 
     @staticmethod
     def range(*args: int, output_type: Any = int64, name: str | None = None) -> Dataset:
         """range(stop), range(start, stop) or range(start, stop, step), as int64 scalars by default."""
         values = range(*(int(a) for a in args))
-        dtype = np.dtype(getattr(output_type, "as_numpy_dtype", output_type))
-        return Dataset(lambda: (Tensor(np.array(v, dtype)) for v in values), len(values))
+        dtype = as_dtype(output_type)
+        return Dataset(
+            lambda: (Tensor(np.array(v, dtype.as_numpy_dtype)) for v in values),
+            len(values),
+            lambda: TensorSpec([], dtype),
+        )
 
     @staticmethod
     def from_generator(
@@ -129,41 +117,47 @@ class Dataset:
         output_signature: Any = None,
         name: str | None = None,
     ) -> Dataset:
-        """Elements from calling `generator()` (with `args`) afresh for each pass, converted to `output_types`
-        (or the dtypes of `output_signature`'s TensorSpecs) when given; their count is unknown."""
+        """Elements from calling `generator()` (with `args`) afresh for each pass; their count is unknown.
+
+        `output_signature` (TensorSpecs) is the element_spec, and each element is converted to its dtypes and
+        checked against its shapes (InvalidArgumentError if one does not fit, as in TensorFlow). The older
+        `output_types` (with `output_shapes`, else shapes unknown) does the same."""
         call_args = tuple(args) if args is not None else ()
-        wanted = output_signature if output_signature is not None else output_types
-        dtypes = None if wanted is None else [getattr(w, "dtype", w) for w in _flatten(wanted)]
-
-        def convert(element: Any) -> Any:
-            element = _to_tensors(element)
-            if dtypes is None:
-                return element
-            leaves = _flatten(element)
-            if len(leaves) != len(dtypes):
-                raise ValueError(f"from_generator: an element has {len(leaves)} parts, the signature {len(dtypes)}")
-            return _pack(element, iter([cast(t, d) for t, d in zip(leaves, dtypes)]))
-
-        return Dataset(lambda: (convert(e) for e in generator(*call_args)), UNKNOWN_CARDINALITY)
+        signature = output_signature
+        if signature is None and output_types is not None:
+            shapes = flatten(output_shapes) if output_shapes is not None else None
+            types = flatten(output_types)
+            if shapes is not None and len(shapes) != len(types):
+                shapes = [output_shapes]  # one component whose shape was given as a list
+            specs = [TensorSpec(None if shapes is None else shapes[i], t) for i, t in enumerate(types)]
+            signature = pack(output_types, iter(specs))
+        if signature is not None and not all(isinstance(s, TensorSpec) for s in flatten(signature)):
+            raise TypeError(
+                "from_generator: output_signature must be a structure of mt.TensorSpec, e.g. "
+                "mt.TensorSpec(shape=(None,), dtype=mt.int32)"
+            )
+        convert = to_tensors if signature is None else (lambda e: check_fits(e, signature))
+        spec = None if signature is None else (lambda: signature)
+        return Dataset(lambda: (convert(e) for e in generator(*call_args)), UNKNOWN_CARDINALITY, spec)
 
     @staticmethod
     def zip(*datasets: Any, name: str | None = None) -> Dataset:
         """Elements side by side: `zip((a, b))` or `zip(a, b)` yields (a_i, b_i); a dict of datasets yields dicts."""
         structure = datasets[0] if len(datasets) == 1 and not isinstance(datasets[0], Dataset) else datasets
-        members = _flatten(structure)
+        members = flatten(structure)
         if not all(isinstance(d, Dataset) for d in members):
             raise TypeError("Dataset.zip takes datasets, a tuple of datasets or a dict of datasets")
 
         def generate() -> Iterator:
             for elements in zip(*(iter(d) for d in members)):
-                yield _pack(structure, iter(elements))
+                yield pack(structure, iter(elements))
 
         known = [d._cardinality for d in members if d._cardinality >= 0]
         if known:
             count = min(known)
         else:
             count = UNKNOWN_CARDINALITY if UNKNOWN_CARDINALITY in [d._cardinality for d in members] else -1
-        return Dataset(generate, count)
+        return Dataset(generate, count, lambda: pack(structure, iter([d.element_spec for d in members])))
 
     # ---- transformations ----------------------------------------------------------------------------------
     def batch(
@@ -184,14 +178,14 @@ class Dataset:
             for element in self:
                 pending.append(element)
                 if len(pending) == size:
-                    yield _stack(pending)
+                    yield stack(pending)
                     pending = []
             if pending and not drop_remainder:
-                yield _stack(pending)
+                yield stack(pending)
 
         n = self._cardinality
         count = n if n < 0 else (n // size if drop_remainder else -(-n // size))
-        return Dataset(generate, count, ragged_batches=not drop_remainder)
+        return Dataset(generate, count, lambda: batched_spec(self.element_spec, size if drop_remainder else None))
 
     def padded_batch(
         self,
@@ -212,25 +206,26 @@ class Dataset:
             for element in self:
                 pending.append(element)
                 if len(pending) == size:
-                    yield _stack(pending, True, padded_shapes, padding_values)
+                    yield stack(pending, True, padded_shapes, padding_values)
                     pending = []
             if pending and not drop_remainder:
-                yield _stack(pending, True, padded_shapes, padding_values)
+                yield stack(pending, True, padded_shapes, padding_values)
 
         n = self._cardinality
         count = n if n < 0 else (n // size if drop_remainder else -(-n // size))
-        return Dataset(generate, count, ragged_batches=not drop_remainder)
+        batch = size if drop_remainder else None
+        return Dataset(generate, count, lambda: batched_spec(self.element_spec, batch, padded_shapes, pad=True))
 
     def reduce(self, initial_state: Any, reduce_func: Callable, name: str | None = None) -> Any:
         """Fold the elements into one value: state = reduce_func(state, element), starting from initial_state."""
-        state = _to_tensors(initial_state)
+        state = to_tensors(initial_state)
         for element in self:
-            state = _to_tensors(reduce_func(state, element))
+            state = to_tensors(reduce_func(state, element))
         return state
 
     def __getattr__(self, name: str) -> Any:
-        if name in _MISSING_METHODS:
-            raise AttributeError(f"minitape's Dataset has no {name}: {_MISSING_METHODS[name]}")
+        if name in missing.DATASET:
+            missing.raise_missing("tf.data.Dataset", name, missing.DATASET)
         raise AttributeError(f"'Dataset' object has no attribute {name!r}")
 
     def unbatch(self, name: str | None = None) -> Dataset:
@@ -240,7 +235,11 @@ class Dataset:
             for element in self:
                 yield from Dataset.from_tensor_slices(element)
 
-        return Dataset(generate, UNKNOWN_CARDINALITY)
+        return Dataset(
+            generate,
+            UNKNOWN_CARDINALITY,
+            lambda: map_leaves(lambda s: TensorSpec(s.shape[1:], s.dtype), self.element_spec),
+        )
 
     def shuffle(
         self, buffer_size: int, seed: int | None = None, reshuffle_each_iteration: bool = True, name: str | None = None
@@ -268,28 +267,18 @@ class Dataset:
             while buffer:
                 yield buffer.pop(int(rng.integers(len(buffer))))
 
-        return Dataset(generate, self._cardinality)
+        return self._same_spec(generate, self._cardinality)
 
     def map(
         self, map_func: Callable, num_parallel_calls: Any = None, deterministic: Any = None, name: str | None = None
     ) -> Dataset:
-        """`map_func` applied to every element (a tuple element is passed as separate arguments)."""
-        return Dataset(lambda: (_to_tensors(_call(map_func, e)) for e in self), self._cardinality)
+        """`map_func` applied to every element (a tuple element is passed as separate arguments); a list it
+        returns becomes a tuple element, as in tf.data (mt.stack it to make one tensor)."""
+        return Dataset(lambda: (normalize_output(call(map_func, e)) for e in self), self._cardinality)
 
     def filter(self, predicate: Callable, name: str | None = None) -> Dataset:
         """The elements for which `predicate` returns True (a scalar bool tensor or a Python bool)."""
-
-        def keep(element: Any) -> bool:
-            verdict = _call(predicate, element)
-            value = verdict.numpy() if isinstance(verdict, TensorLike) else np.asarray(verdict)
-            if np.shape(value) != () or np.asarray(value).dtype != np.bool_:
-                raise ValueError(
-                    f"filter: the predicate must return a scalar bool, got {np.asarray(value).dtype} of shape "
-                    f"{list(np.shape(value))}; reduce it, e.g. mt.reduce_all(...)"
-                )
-            return bool(value)
-
-        return Dataset(lambda: (e for e in self if keep(e)), UNKNOWN_CARDINALITY)
+        return self._same_spec(lambda: (e for e in self if holds(predicate, e, "filter")), UNKNOWN_CARDINALITY)
 
     def take(self, count: int, name: str | None = None) -> Dataset:
         """The first `count` elements (all of them if count is -1)."""
@@ -304,7 +293,7 @@ class Dataset:
                 yield element
 
         n = self._cardinality
-        return Dataset(generate, count if n == INFINITE_CARDINALITY else (min(n, count) if n >= 0 else n))
+        return self._same_spec(generate, count if n == INFINITE_CARDINALITY else (min(n, count) if n >= 0 else n))
 
     def skip(self, count: int, name: str | None = None) -> Dataset:
         """All but the first `count` elements (none if count is -1)."""
@@ -316,7 +305,7 @@ class Dataset:
                     yield element
 
         n = self._cardinality
-        return Dataset(generate, 0 if count < 0 else (max(n - count, 0) if n >= 0 else n))
+        return self._same_spec(generate, 0 if count < 0 else (max(n - count, 0) if n >= 0 else n))
 
     def repeat(self, count: int | None = None, name: str | None = None) -> Dataset:
         """The dataset `count` times over; forever if count is None or -1."""
@@ -333,23 +322,134 @@ class Dataset:
             cardinality = 0 if n == 0 else INFINITE_CARDINALITY
         else:
             cardinality = n * int(count) if n >= 0 else n
-        return Dataset(generate, cardinality)
+        return self._same_spec(generate, cardinality)
 
     def enumerate(self, start: int = 0, name: str | None = None) -> Dataset:
         """(index, element) pairs, the index an int64 tensor."""
         return Dataset(
-            lambda: ((Tensor(np.array(i, np.int64)), e) for i, e in enumerate(self, int(start))), self._cardinality
+            lambda: ((Tensor(np.array(i, np.int64)), e) for i, e in enumerate(self, int(start))),
+            self._cardinality,
+            lambda: (TensorSpec([], int64), self.element_spec),
         )
 
     def concatenate(self, dataset: Dataset, name: str | None = None) -> Dataset:
-        """This dataset's elements, then `dataset`'s."""
+        """This dataset's elements, then `dataset`'s. Their elements must have the same structure and dtypes
+        (TypeError as TensorFlow's otherwise); sizes that differ become None in element_spec."""
+        try:
+            spec = common_spec(self.element_spec, dataset.element_spec)
+        except ValueError:  # an empty dataset: nothing to check
+            spec = None
 
         def generate() -> Iterator:
             yield from self
             yield from dataset
 
         a, b = self._cardinality, dataset._cardinality
-        return Dataset(generate, a + b if a >= 0 and b >= 0 else min(a, b))
+        return Dataset(generate, a + b if a >= 0 and b >= 0 else min(a, b), None if spec is None else lambda: spec)
+
+    def flat_map(self, map_func: Callable, name: str | None = None) -> Dataset:
+        """The elements of the datasets `map_func` returns for each element, one dataset after the other."""
+
+        def generate() -> Iterator:
+            for element in self:
+                inner = call(map_func, element)
+                if not isinstance(inner, Dataset):
+                    raise TypeError(f"flat_map: map_func must return a Dataset, not {type(inner).__name__}")
+                yield from inner
+
+        return Dataset(generate, UNKNOWN_CARDINALITY)
+
+    def take_while(self, predicate: Callable, name: str | None = None) -> Dataset:
+        """The elements up to (not including) the first for which `predicate` is False."""
+
+        def generate() -> Iterator:
+            for element in self:
+                if not holds(predicate, element, "take_while"):
+                    return
+                yield element
+
+        return self._same_spec(generate, UNKNOWN_CARDINALITY)
+
+    def scan(self, initial_state: Any, scan_func: Callable, name: str | None = None) -> Dataset:
+        """A running computation: `(state, out) = scan_func(state, element)` for each element, yielding `out`."""
+
+        def generate() -> Iterator:
+            state = to_tensors(initial_state)
+            for element in self:
+                result = scan_func(state, element)
+                if not isinstance(result, (tuple, list)) or len(result) != 2:
+                    raise TypeError("scan: scan_func must return a pair (new_state, output_element)")
+                state, out = to_tensors(result[0]), normalize_output(result[1])
+                yield out
+
+        return Dataset(generate, self._cardinality)
+
+    def unique(self, name: str | None = None) -> Dataset:
+        """Each distinct element once, in order of first appearance (elements must be single int tensors)."""
+        spec = self.element_spec
+        if not isinstance(spec, TensorSpec) or not spec.dtype.is_integer:
+            raise TypeError(
+                f"Dataset.unique() only supports elements with a single integer component, not {spec}; "
+                "map the elements to one integer tensor first"
+            )
+
+        def generate() -> Iterator:
+            seen = set()
+            for element in self:
+                key = (element.shape, element.numpy().tobytes())
+                if key not in seen:
+                    seen.add(key)
+                    yield element
+
+        return self._same_spec(generate, UNKNOWN_CARDINALITY)
+
+    @staticmethod
+    def sample_from_datasets(
+        datasets: list,
+        weights: Any = None,
+        seed: int | None = None,
+        stop_on_empty_dataset: bool = False,
+        rerandomize_each_iteration: Any = None,
+    ) -> Dataset:
+        """Elements drawn from `datasets` at random, each with probability `weights` (equal by default). An
+        exhausted dataset drops out unless stop_on_empty_dataset. The draws are numpy's, not TensorFlow's."""
+        datasets = list(datasets)
+        if not datasets or not all(isinstance(d, Dataset) for d in datasets):
+            raise TypeError("sample_from_datasets takes a non-empty list of datasets")
+        w = np.ones(len(datasets)) if weights is None else np.asarray(tensor(weights).numpy(), np.float64)
+        if w.shape != (len(datasets),) or (w < 0).any() or w.sum() <= 0:
+            raise ValueError(f"sample_from_datasets: weights must be {len(datasets)} non-negative numbers, not {w}")
+        spec = datasets[0].element_spec
+        for d in datasets[1:]:
+            spec = common_spec(spec, d.element_spec)
+        base = int(random.generator().integers(2**31)) if seed is None else int(seed)
+
+        def generate() -> Iterator:
+            rng = np.random.default_rng(base)
+            iterators, p = [iter(d) for d in datasets], w.copy()
+            while p.sum() > 0:
+                k = int(rng.choice(len(iterators), p=p / p.sum()))
+                try:
+                    yield next(iterators[k])
+                except StopIteration:
+                    if stop_on_empty_dataset:
+                        return
+                    p[k] = 0
+
+        return Dataset(generate, UNKNOWN_CARDINALITY, lambda: spec)
+
+    def apply(self, transformation_func: Callable[[Dataset], Dataset]) -> Dataset:
+        """`transformation_func(self)`, so transformations chain: ds.apply(f).batch(2)."""
+        return transformation_func(self)
+
+    def with_options(self, options: Options, name: str | None = None) -> Dataset:
+        """The same elements, with `options` recorded (they have no effect: see mt.data.Options)."""
+        out = self._same_spec(self._make_iterator, self._cardinality)
+        out._options = self._options.merge(options)
+        return out
+
+    def options(self) -> Options:
+        return self._options
 
     def prefetch(self, buffer_size: Any = AUTOTUNE, name: str | None = None) -> Dataset:
         """The same dataset: minitape computes elements when asked, so there is nothing to fetch ahead."""
@@ -361,13 +461,12 @@ class Dataset:
 
     # ---- reading --------------------------------------------------------------------------------------
     def __iter__(self) -> Iterator:
-        return self._make_iterator()
+        return DatasetIterator(self)
 
     def as_numpy_iterator(self) -> Iterator:
         """The elements with numpy values in place of tensors (same tuples and dicts)."""
         for element in self:
-            leaves = _flatten(element)
-            yield _pack(element, iter([leaf.numpy() for leaf in leaves]))
+            yield map_leaves(lambda leaf: leaf.numpy(), element)
 
     def cardinality(self) -> Tensor:
         """The number of elements as an int64 tensor: -1 if infinite, -2 if unknown (after filter)."""
@@ -384,53 +483,6 @@ class Dataset:
         return f"<mt.data.Dataset cardinality={self._cardinality}>"
 
 
-def _stack(elements: list, pad: bool = False, padded_shapes: Any = None, padding_values: Any = None) -> Any:
-    """Stack a list of same-structured elements component by component, padding them first if asked."""
-    columns = list(zip(*(_flatten(e) for e in elements)))
-    shapes_wanted = _flatten(padded_shapes) if padded_shapes is not None else [None] * len(columns)
-    values_wanted = _flatten(padding_values) if padding_values is not None else [0] * len(columns)
-    if len(values_wanted) == 1:
-        values_wanted = values_wanted * len(columns)
-    stacked = []
-    for column, wanted, fill in zip(columns, shapes_wanted, values_wanted):
-        arrays = [c.numpy() for c in column]
-        if pad:
-            arrays = _padded(arrays, wanted, fill)
-        shapes = {np.shape(a) for a in arrays}
-        if len(shapes) > 1:
-            raise ValueError(
-                f"batch: elements have different shapes {sorted(list(s) for s in shapes)} and cannot be stacked; "
-                "map them to one shape first, or use padded_batch"
-            )
-        stacked.append(Tensor(np.stack(arrays)))
-    return _pack(elements[0], iter(stacked))
-
-
-def _padded(arrays: list, wanted: Any, fill: Any) -> list:
-    """Pad every array at the end of each axis to `wanted` (None or -1: the largest size among them)."""
-    rank = np.ndim(arrays[0])
-    wanted = None if wanted is None else ([wanted] if np.ndim(wanted) == 0 else list(wanted))  # 5 means [5]
-    longest = [max(np.shape(a)[i] for a in arrays) for i in range(rank)]
-    target = longest if wanted is None else [m if w is None or int(w) < 0 else int(w) for w, m in zip(wanted, longest)]
-    if any(t < m for t, m in zip(target, longest)):
-        raise ValueError(f"padded_batch: an element of shape {longest} does not fit padded_shapes {list(wanted)}")
-    fill = fill.numpy() if isinstance(fill, TensorLike) else fill
-    return [np.pad(a, [(0, t - n) for t, n in zip(target, np.shape(a))], constant_values=fill) for a in arrays]
-
-
-_MISSING_METHODS = {
-    "interleave": "read the sources one after the other with concatenate, or build the elements in Python",
-    "window": "batch consecutive elements with batch(), or slice a numpy array",
-    "group_by_window": "sort or group the elements in Python first",
-    "bucket_by_sequence_length": "use padded_batch",
-    "save": "datasets cannot be saved; keep the numpy arrays with np.save",
-    "snapshot": "datasets cannot be saved; keep the numpy arrays with np.save",
-    "apply": "call the transformation on the dataset directly: f(dataset)",
-    "with_options": "there are no options: minitape's datasets run eagerly in Python",
-    "rebatch": "unbatch() then batch()",
-}
-
-
 class _Experimental:
     """`mt.data.experimental`: the constants, cardinality, and errors for the file readers."""
 
@@ -443,25 +495,13 @@ class _Experimental:
         return dataset.cardinality()
 
     def __getattr__(self, name: str) -> Any:
-        if name in ("make_csv_dataset", "CsvDataset", "make_batched_features_dataset", "SqlDataset"):
-            raise AttributeError(
-                f"minitape has no tf.data.experimental.{name}: load the file with numpy (np.loadtxt or np.genfromtxt"
-                " with delimiter=',') or the csv module, then use mt.data.Dataset.from_tensor_slices"
-            )
+        if name in missing.DATA_EXPERIMENTAL:
+            missing.raise_missing("tf.data.experimental", name, missing.DATA_EXPERIMENTAL)
         raise AttributeError(f"'mt.data.experimental' has no attribute {name!r}")
 
 
 experimental = _Experimental()
 
 
-_FILE_DATASETS = {
-    "TextLineDataset": "read the lines with Python (open(path).read().splitlines()) and process the text there",
-    "TFRecordDataset": "there are no TFRecord files; keep the data in numpy arrays (np.save / np.load)",
-    "FixedLengthRecordDataset": "read the file with numpy (np.fromfile) and use Dataset.from_tensor_slices",
-}
-
-
 def __getattr__(name: str) -> Any:
-    if name in _FILE_DATASETS:
-        raise AttributeError(f"minitape has no tf.data.{name}: {_FILE_DATASETS[name]}")
-    raise AttributeError(f"module 'minitape.data' has no attribute {name!r}")
+    missing.raise_missing("tf.data", name, missing.DATA)

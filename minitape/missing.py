@@ -222,7 +222,66 @@ FUNCTION = dict.fromkeys(
     "there is no graph mode, so no traced or concrete functions: call the function itself (it runs eagerly), "
     "and reach the Python function as f.python_function",
 )
+DATASET = {
+    "interleave": "read the sources one after the other with concatenate, or build the elements in Python",
+    "window": "batch consecutive elements with batch(), or slice a numpy array",
+    "group_by_window": "sort or group the elements in Python first",
+    "bucket_by_sequence_length": "use padded_batch",
+    "save": "datasets cannot be saved; keep the numpy arrays with np.save",
+    "snapshot": "datasets cannot be saved; keep the numpy arrays with np.save",
+    "choose_from_datasets": "use Dataset.sample_from_datasets, or build the order in Python",
+    "rebatch": "unbatch() then batch()",
+    "fingerprint": "there is no fingerprinting: datasets are Python generators",
+    "counter": "use Dataset.range(start, a large stop), or enumerate()",
+    "get_single_element": "take the element with next(iter(dataset))",
+    "ragged_batch": "tensors are rectangular: use padded_batch",
+    "sparse_batch": "tensors are dense: use padded_batch",
+    "random": "use Dataset.range and map a function of mt.random",
+    "load": "datasets cannot be saved or loaded; keep the numpy arrays with np.save",
+    "shard": "take every n-th element with enumerate() and filter()",
+    "rejection_resample": "use filter() with a random predicate",
+}
 
+DATA = {
+    "TextLineDataset": "read the lines with Python (open(path).read().splitlines()) and process the text there",
+    "TFRecordDataset": "there are no TFRecord files; keep the data in numpy arrays (np.save / np.load)",
+    "FixedLengthRecordDataset": "read the file with numpy (np.fromfile) and use Dataset.from_tensor_slices",
+    "TFRecordOptions": "there are no TFRecord files",
+}
+
+DATA_EXPERIMENTAL = {
+    name: "load the file with numpy (np.loadtxt or np.genfromtxt with delimiter=',') or the csv module, then use "
+    "mt.data.Dataset.from_tensor_slices"
+    for name in ("make_csv_dataset", "CsvDataset", "make_batched_features_dataset", "SqlDataset")
+}
+
+RANDOM = (
+    {
+        name: "draw with numpy on the global generator, mt.random.generator() (e.g. .binomial(n, p, shape)), "
+        "and convert with mt.constant"
+        for name in (
+            "stateless_binomial",
+            "stateless_poisson",
+            "stateless_gamma",
+            "stateless_parameterized_truncated_normal",
+        )
+    }
+    | {
+        name: "candidate sampling is left out; draw the classes with mt.random.categorical"
+        for name in (
+            "all_candidate_sampler",
+            "fixed_unigram_candidate_sampler",
+            "learned_unigram_candidate_sampler",
+            "log_uniform_candidate_sampler",
+            "uniform_candidate_sampler",
+        )
+    }
+    | {
+        "Algorithm": "there is one algorithm, numpy's PCG64; drop the alg argument",
+        "create_rng_state": "use mt.random.Generator.from_seed(seed)",
+        "stateless_random_crop": "slice at mt.random.stateless_uniform offsets",
+    }
+)
 
 _SLICE_ASSIGN = (
     "minitape leaves out assignment into variable slices: v[1] is a new tensor, not a view of v. "

@@ -7,7 +7,10 @@ from typing import Any
 
 import numpy as np
 
+from minitape import missing
+from minitape.convert import convert_to_tensor
 from minitape.dtypes import as_dtype, float32
+from minitape.errors import InvalidArgumentError
 from minitape.tensor import Tensor
 
 
@@ -34,6 +37,33 @@ class Generator:
         generator = cls()
         generator._bits = np.random.default_rng()  # entropy from the operating system
         return generator
+
+    @classmethod
+    def from_state(cls, state: Any, alg: Any = None) -> Generator:
+        """A generator from a `state`: one `.state` gave (numpy's PCG64 words) resumes that stream exactly;
+        any other state (e.g. TensorFlow's Philox words) seeds a new reproducible stream."""
+        words = _seed_words(state)
+        generator = cls(state=state)
+        if len(words) == 4 and alg in (None, "pcg64"):
+            bits = np.random.PCG64()
+            bits.state = {
+                "bit_generator": "PCG64",
+                "state": {"state": words[0] << 64 | words[1], "inc": words[2] << 64 | words[3]},
+                "has_uint32": 0,
+                "uinteger": 0,
+            }
+            generator._bits = np.random.Generator(bits)
+        return generator
+
+    @property
+    def state(self) -> Any:
+        """The generator's state as an int64 variable (numpy's PCG64: four words, where TensorFlow's Philox has
+        three); `Generator.from_state(g.state)` resumes from here. A snapshot: assigning to it changes nothing."""
+        from minitape.variables import Variable
+
+        inner = self._bits.bit_generator.state["state"]
+        words = [inner["state"] >> 64, inner["state"] & (2**64 - 1), inner["inc"] >> 64, inner["inc"] & (2**64 - 1)]
+        return Variable(np.array(words, np.uint64).view(np.int64), trainable=False)
 
     @property
     def algorithm(self) -> str:
@@ -109,29 +139,70 @@ def _rng(seed: Any) -> np.random.Generator:
 
 
 def _shape(shape: Any) -> tuple[int, ...]:
-    return tuple(int(n) for n in np.asarray(getattr(shape, "_value", shape)).ravel())
+    """A random op's shape: a list (or 1-D tensor) of non-negative ints, checked as TensorFlow checks it."""
+    array = np.asarray(getattr(shape, "_value", shape))
+    if array.ndim != 1 and not (array.ndim == 0 and isinstance(shape, tuple)):
+        raise InvalidArgumentError(
+            f"shape must be a vector of {{int32,int64}}, got shape {list(array.shape)}; write e.g. [{shape!r}]"
+        )
+    if array.size and array.dtype.kind not in "iu":
+        raise InvalidArgumentError(f"shape must hold integers, not {array.dtype} ({shape!r}); write e.g. [2, 3]")
+    if (array < 0).any():
+        raise InvalidArgumentError(f"Dimension {int(array[array < 0][0])} must be >= 0 (shape {shape!r})")
+    return tuple(int(n) for n in array)
+
+
+def _float_dtype(dtype: Any, op: str) -> Any:
+    """`dtype`, checked to be a float dtype, as TensorFlow's normal-distribution ops need."""
+    dtype = as_dtype(dtype)
+    if not dtype.is_floating:
+        raise TypeError(
+            f"random.{op} draws floats: Cannot convert 0.0 to Tensor of dtype {dtype.name}; use a float dtype "
+            "and mt.cast the result, or random.uniform(..., dtype=mt.int32) for integers"
+        )
+    return dtype
+
+
+def _floats(value: Any) -> np.ndarray:
+    return np.asarray(getattr(value, "_value", value), np.float64)
 
 
 def _normal(rng: np.random.Generator, shape: Any, mean: Any, stddev: Any, dtype: Any) -> Tensor:
-    return Tensor(rng.normal(mean, stddev, _shape(shape)).astype(as_dtype(dtype).as_numpy_dtype))
+    dtype = _float_dtype(dtype, "normal")
+    values = _floats(mean) + _floats(stddev) * rng.standard_normal(_shape(shape))  # a negative stddev flips signs
+    return Tensor(values.astype(dtype.as_numpy_dtype))
 
 
 def _uniform(rng: np.random.Generator, shape: Any, minval: Any, maxval: Any, dtype: Any) -> Tensor:
     dtype = as_dtype(dtype)
+    if dtype.name not in ("float16", "float32", "float64", "int32", "int64"):
+        raise ValueError(
+            f"Argument `dtype` got invalid value {dtype!r}. Accepted dtypes are (tf.float16, tf.float32, tf.float64, "
+            "tf.int32, tf.int64)"
+        )
+    shape = _shape(shape)
     if dtype.is_integer:
         if maxval is None:
             raise ValueError("random.uniform with an integer dtype needs maxval")
-        values = rng.integers(minval, maxval, _shape(shape))
-    else:
-        values = rng.uniform(minval, 1.0 if maxval is None else maxval, _shape(shape))
+        low, high = (np.asarray(getattr(v, "_value", v)) for v in (minval, maxval))
+        if low.dtype.kind not in "iu" or high.dtype.kind not in "iu":
+            bad = minval if low.dtype.kind not in "iu" else maxval
+            raise TypeError(f"Cannot convert {bad!r} to Tensor of dtype {dtype.name}: give integer bounds")
+        if (low >= high).any():
+            raise InvalidArgumentError(f"Need minval < maxval, got {minval} >= {maxval}")
+        values = rng.integers(low, high, shape)
+    else:  # minval + (maxval - minval) * U[0, 1), as TensorFlow computes it (maxval < minval is allowed)
+        low = _floats(minval)
+        values = low + (_floats(1.0 if maxval is None else maxval) - low) * rng.random(shape)
     return Tensor(values.astype(dtype.as_numpy_dtype))
 
 
 def _truncated_normal(rng: np.random.Generator, shape: Any, mean: Any, stddev: Any, dtype: Any) -> Tensor:
+    dtype = _float_dtype(dtype, "truncated_normal")
     values = rng.normal(0.0, 1.0, _shape(shape))
     while np.any(bad := np.abs(values) > 2):
         values[bad] = rng.normal(0.0, 1.0, int(bad.sum()))
-    return Tensor((mean + stddev * values).astype(as_dtype(dtype).as_numpy_dtype))
+    return Tensor((_floats(mean) + _floats(stddev) * values).astype(dtype.as_numpy_dtype))
 
 
 def normal(
@@ -158,7 +229,9 @@ def truncated_normal(
 def _stateless(seed: Any) -> np.random.Generator:
     words = _seed_words(seed)
     if len(words) != 2:
-        raise ValueError(f"a stateless random op takes a seed of two integers, e.g. seed=[1, 2], not {seed!r}")
+        raise InvalidArgumentError(
+            f"a stateless random op takes a seed of two integers, e.g. seed=[1, 2] (shape [2]), not {seed!r}"
+        )
     return np.random.default_rng(words)
 
 
@@ -178,19 +251,30 @@ def stateless_truncated_normal(shape: Any, seed: Any, mean=0.0, stddev=1.0, dtyp
 
 
 def shuffle(value: Any, seed: Any = None, name: Any = None) -> Tensor:
-    array = np.asarray(getattr(value, "_value", value))
-    return Tensor(array[_rng(seed).permutation(len(array))])
+    """`value` with its first axis in random order (a list converts as mt.constant does; a scalar is kept)."""
+    array = convert_to_tensor(value).numpy()
+    return Tensor(array if array.ndim == 0 else array[_rng(seed).permutation(len(array))])
 
 
 def categorical(logits: Any, num_samples: int, dtype: Any = None, seed: Any = None, name: Any = None) -> Tensor:
     """For each row of `logits` (batch, classes), `num_samples` class indices drawn with probabilities
     softmax(row); int64 by default."""
+    return _categorical(_rng(seed), logits, num_samples, dtype)
+
+
+def stateless_categorical(logits: Any, num_samples: int, seed: Any, dtype: Any = "int64", name: Any = None):
+    """categorical draws that depend only on `seed` (two integers)."""
+    return _categorical(_stateless(seed), logits, num_samples, dtype)
+
+
+def _categorical(rng: np.random.Generator, logits: Any, num_samples: int, dtype: Any) -> Tensor:
     values = np.asarray(getattr(logits, "numpy", lambda: logits)(), dtype=np.float64)
     if values.ndim != 2:
-        raise ValueError(f"random.categorical: logits must be 2-D (batch, classes), got shape {list(values.shape)}")
+        raise InvalidArgumentError(
+            f"random.categorical: logits must be 2-D (batch, classes), got shape {list(values.shape)}"
+        )
     shifted = np.exp(values - values.max(axis=1, keepdims=True))
     probabilities = shifted / shifted.sum(axis=1, keepdims=True)
-    rng = _rng(seed)
     draws = [rng.choice(values.shape[1], size=int(num_samples), p=row) for row in probabilities]
     out = np.array(draws, dtype=np.int64).reshape(values.shape[0], int(num_samples))
     return Tensor(out.astype(as_dtype(dtype or "int64").as_numpy_dtype))
@@ -199,3 +283,60 @@ def categorical(logits: Any, num_samples: int, dtype: Any = None, seed: Any = No
 def generator() -> np.random.Generator:
     """The global numpy generator (for library code that needs more than the functions above)."""
     return _global._bits
+
+
+def poisson(shape: Any, lam: Any, dtype: Any = float32, seed: Any = None, name: Any = None) -> Tensor:
+    """Poisson samples of shape `shape + lam.shape` (numpy's draws; no gradient with respect to `lam`)."""
+    lam = _floats(lam)
+    return Tensor(_rng(seed).poisson(lam, _shape(shape) + lam.shape).astype(as_dtype(dtype).as_numpy_dtype))
+
+
+def gamma(shape: Any, alpha: Any, beta: Any = None, dtype: Any = float32, seed: Any = None, name: Any = None) -> Tensor:
+    """Gamma(alpha, rate beta) samples of shape `shape + broadcast(alpha, beta).shape` (numpy's draws; unlike
+    TensorFlow, no gradient with respect to alpha or beta)."""
+    dtype = _float_dtype(dtype, "gamma")
+    alpha, rate = np.broadcast_arrays(_floats(alpha), _floats(1.0 if beta is None else beta))
+    values = _rng(seed).gamma(alpha, 1.0 / rate, _shape(shape) + alpha.shape)
+    return Tensor(values.astype(dtype.as_numpy_dtype))
+
+
+def _seed_tensor(seed: Any) -> tuple[np.ndarray, list[int]]:
+    """A stateless seed as an int array (int32 for a list, as mt.constant converts it) and its words."""
+    array = convert_to_tensor(seed).numpy()
+    if array.shape != (2,) or array.dtype.kind not in "iu":
+        raise InvalidArgumentError(f"seed must have shape [2], not {list(array.shape)}: give two integers, e.g. [1, 2]")
+    return array, _seed_words(array)
+
+
+def split(seed: Any, num: int = 2, alg: Any = "auto_select") -> Tensor:
+    """`num` new stateless seeds derived from `seed` (shape (num, 2), the seed's dtype)."""
+    array, words = _seed_tensor(seed)
+    high = np.iinfo(array.dtype).max
+    return Tensor(np.random.default_rng(words + [1]).integers(0, high, (int(num), 2)).astype(array.dtype))
+
+
+def fold_in(seed: Any, data: Any, alg: Any = "auto_select") -> Tensor:
+    """A new stateless seed from `seed` and the integer `data` (e.g. a step number)."""
+    array, words = _seed_tensor(seed)
+    high = np.iinfo(array.dtype).max
+    return Tensor(np.random.default_rng(words + [2, int(data) % 2**64]).integers(0, high, 2).astype(array.dtype))
+
+
+class _Experimental:
+    """`mt.random.experimental`: the stateless seed helpers and generators under their experimental names."""
+
+    stateless_split = staticmethod(split)
+    stateless_fold_in = staticmethod(fold_in)
+    Generator = Generator
+    get_global_generator = staticmethod(get_global_generator)
+    set_global_generator = staticmethod(set_global_generator)
+
+    def __getattr__(self, name: str) -> Any:
+        missing.raise_missing("tf.random.experimental", name, missing.RANDOM)
+
+
+experimental = _Experimental()
+
+
+def __getattr__(name: str) -> Any:
+    missing.raise_missing("tf.random", name, missing.RANDOM)

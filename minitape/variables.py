@@ -24,7 +24,7 @@ from minitape.tensor import Tensor, TensorLike, _next_id, format_value, on_own_l
 class Variable(TensorLike):
     """A named, mutable tensor. Trainable variables read inside a tape are watched automatically."""
 
-    __slots__ = ("_value", "_id", "_name", "_trainable", "_shape", "__weakref__")
+    __slots__ = ("_value", "_id", "_name", "_trainable", "_shape", "_constraint", "__weakref__")
 
     def __init__(
         self,
@@ -33,6 +33,7 @@ class Variable(TensorLike):
         name: str | None = None,
         dtype: Any = None,
         shape: Any = None,
+        constraint: Any = None,
     ) -> None:
         if initial_value is None:
             raise ValueError("Variable needs an initial_value, e.g. mt.Variable(0.0)")
@@ -44,6 +45,18 @@ class Variable(TensorLike):
         # TensorFlow's eager naming: prefixed by the open name scopes ("scope/w:0"), not made unique
         self._name = "/".join(filter(None, (state.scope, name or "Variable"))) + ":0"
         self._trainable = bool(trainable)
+        if constraint is not None and not callable(constraint):
+            raise ValueError(
+                f"The `constraint` argument must be a callable (w -> projected w), not {constraint!r}; "
+                "e.g. constraint=lambda w: mt.clip_by_value(w, 0.0, 1.0)"
+            )
+        self._constraint = constraint
+
+    @property
+    def constraint(self) -> Any:
+        """The function (w -> projected w) given as `constraint=`, or None. As in TensorFlow, the variable
+        does not apply it itself: Keras optimizers do, after each update."""
+        return self._constraint
 
     def _array(self) -> np.ndarray:
         return self._value

@@ -103,10 +103,10 @@ def register(variable: Any, constraint: Any) -> None:
 
 
 def of(variable: Any) -> Any:
-    """The constraint registered for `variable`, or None."""
+    """The constraint registered for `variable`, else the one it was created with (`constraint=`), or None."""
     entry = _BY_VARIABLE.get(id(variable))
     if entry is None or entry[0]() is not variable:
-        return None
+        return getattr(variable, "constraint", None)
     return entry[1]
 
 
