@@ -12,14 +12,10 @@ from typing import Any
 import numpy as np
 
 from minitape.convert import convert_to_tensor
-from minitape.errors import InvalidArgumentError
+from minitape.errors import InvalidArgumentError, OutOfRangeError
 from minitape.shape import TensorShape
 from minitape.tensor import Tensor, TensorLike
 from minitape.tensor_spec import TensorSpec
-
-
-class OutOfRangeError(Exception):
-    """`iterator.get_next()` past the last element, as TensorFlow's tf.errors.OutOfRangeError."""
 
 
 def flatten(element: Any) -> list:

@@ -9,6 +9,10 @@ class InvalidArgumentError(ValueError):
     """An op was given inputs it cannot work with: shapes that do not fit, a wrong dtype, a bad value."""
 
 
+class OutOfRangeError(Exception):
+    """An iterator's `get_next()` past the last element of a dataset."""
+
+
 def op_error(op: Any, inputs: Any, attrs: dict, err: Exception) -> InvalidArgumentError:
     """Name the op, its inputs' dtypes and shapes, and its attributes in front of what went wrong."""
     parts = [f"{t.dtype.name}{list(t.shape)}" for t in inputs] + [f"{k}={v!r}" for k, v in attrs.items()]

@@ -158,14 +158,14 @@ class TensorLike:
         return int(self._scalar("index"))
 
     def __len__(self) -> int:
-        if not self.shape:
+        if self._array().ndim == 0:
             raise TypeError("len() of a scalar tensor is undefined")
         if self.shape[0] is None:  # a variable declared with shape=[None, ...]
             raise TypeError("len() of a variable whose first size is declared None is undefined; use mt.shape(v)[0]")
         return self.shape[0]
 
     def __iter__(self):
-        if not self.shape:
+        if self._array().ndim == 0:
             raise TypeError("cannot iterate over a scalar tensor")
         return (self[i] for i in range(self.shape[0]))
 

@@ -81,7 +81,7 @@ def test_new_transformations():
 def test_iterator_get_next_and_next():
     it = iter(Dataset.range(2))
     assert int(it.get_next()) == 0 and int(next(it)) == 1
-    with pytest.raises(Exception, match="End of sequence"):
+    with pytest.raises(tf.errors.OutOfRangeError, match="End of sequence"):  # as except tf.errors.OutOfRangeError
         it.get_next()
 
 
