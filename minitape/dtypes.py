@@ -78,6 +78,10 @@ _BY_NAME = {
 # tensor.dtype calls as_dtype(array.dtype) on every op: a dict answers that without asking numpy for names.
 # It is keyed by the scalar type (np.float32), which hashes much faster than a numpy dtype does.
 _BY_SCALAR_TYPE = {np.dtype(name).type: dtype for name, dtype in _BY_NAME.items()}
+_BY_ENUM = {  # TensorFlow's types.proto numbering, which as_dtype also accepts
+    1: float32, 2: float64, 3: int32, 4: uint8, 5: int16, 6: int8, 9: int64, 10: bool, 17: uint16, 19: float16,
+    22: uint32, 23: uint64,
+}  # fmt: skip
 
 
 def as_dtype(value: Any) -> DType:
@@ -90,6 +94,8 @@ def as_dtype(value: Any) -> DType:
         return float32
     if value is int:
         return int32
+    if type(value) is int and value in _BY_ENUM:  # TensorFlow's DataType numbers: tf.zeros(1, 1) is float32
+        return _BY_ENUM[value]
     try:
         name = np.dtype(value).name
     except TypeError:

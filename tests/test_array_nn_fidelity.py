@@ -355,3 +355,18 @@ def test_mirror_padding_gradients_and_refusals():
     text = message_of(mt.errors.InvalidArgumentError, lambda: mt.pad(X34_15, [[4, 0], [0, 0]], mode="SYMMETRIC"))
     assert "at most 3" in text
     assert "SYMMETRIC" in message_of(ValueError, lambda: mt.pad(X34_15, [[0, 0], [1, 1]], mode="EDGE"))
+
+
+def test_one_hot_takes_numpy_floats_holding_whole_numbers_and_refuses_float_tensors():
+    # TensorFlow converts a numpy float array of whole numbers to integer indices, and refuses a float tensor
+    np.testing.assert_array_equal(mt.one_hot(np.array([1.0, 2.0], np.float32), 3).numpy(), [[0, 1, 0], [0, 0, 1]])
+    for bad in (mt.constant([1.0, 2.0]), np.array([1.5])):
+        with pytest.raises(TypeError, match="indices must be integers"):
+            mt.one_hot(bad, 3)
+
+
+def test_dtypes_are_also_named_by_tensorflows_numbers():
+    assert mt.zeros(1, 1).dtype == mt.float32  # a tutorial's typo for zeros((1, 1)): 1 is DT_FLOAT
+    assert [mt.as_dtype(n) for n in (1, 2, 3, 9, 10)] == [mt.float32, mt.float64, mt.int32, mt.int64, mt.bool]
+    with pytest.raises(TypeError, match="cannot interpret 7"):
+        mt.as_dtype(7)  # DT_STRING: not a dtype minitape has

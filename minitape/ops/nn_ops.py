@@ -83,8 +83,11 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     tensor float64, True bool), else float32.
     """
     on, off, dtype = _one_hot_values(on_value, off_value, dtype)
-    if _plain(indices).dtype.kind not in "iu":
-        raise TypeError(f"one_hot: indices must be integers, not {_plain(indices).dtype}; cast them with mt.cast")
+    plain = _plain(indices)
+    if not isinstance(indices, TensorLike) and plain.dtype.kind == "f" and np.all(plain == np.round(plain)):
+        indices = plain.astype(np.int64)  # numpy floats holding whole numbers, as TensorFlow converts them
+    elif plain.dtype.kind not in "iu":
+        raise TypeError(f"one_hot: indices must be integers, not {plain.dtype}; cast them with mt.cast")
     rank = np.ndim(_plain(indices)) + 1
     if axis is not None and not -1 <= axis < rank:
         raise InvalidArgumentError(
