@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import minitape as mt
-from minitape.widgets import examples, steps
+from minitape.widgets import examples, scene, steps
 
 
 def contributions(model, node_id):
@@ -261,6 +261,23 @@ def test_a_forward_accumulator_is_viewed_as_one_jvp_per_op():
     assert float(forward[0].tangent) == pytest.approx(np.cos(2.0))
     assert float(forward[1].tangent) == pytest.approx(np.cos(2.0) * 2.0 + np.sin(2.0)) == float(acc.jvp(y))
     assert not any(e.kind == "backward" for e in model.events)
+    # the details card calls them tangents and shows each node's final tangent (it said "gradient (end): None")
+    drawn = scene.scene(model)
+    assert drawn["flows"] == "tangent"
+    sin_node = next(e.node for e in forward)
+    assert drawn["info"][sin_node]["grad"] == scene.small_text(np.asarray(forward[0].tangent))
+    with mt.GradientTape() as tape:
+        z = x * x
+    assert scene.scene(steps.build(tape, z, [x]))["flows"] == "gradient"
+
+
+def test_a_source_no_op_read_is_named_in_the_result_not_numbered():
+    x, unused = mt.Variable(2.0, name="x"), mt.Variable(1.0, name="unused")
+    with mt.GradientTape() as tape:
+        y = x * x
+    result = steps.build(tape, y, [x, unused]).events[-1].text
+    assert result[1] == "d target / d x:0 = 4"
+    assert result[2].startswith("d target / d unused:0 = None  (unused was never read")  # was "d #95"
 
 
 def test_a_constant_used_many_times_is_drawn_once_per_use():

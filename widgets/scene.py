@@ -298,10 +298,13 @@ def _without_slot_text(svg: str) -> str:
 
 
 def node_info(model: StepModel) -> dict:
-    """What clicking a node shows: shape, dtype, op, scope, where, full value and final gradient."""
+    """What clicking a node shows: shape, dtype, op, scope, where, full value and final gradient (or tangent)."""
     info = {}
     grads = {k: v for k, v in model.gradients.items()}
-    totals: dict[str, Any] = {}
+    totals: dict[str, Any] = dict(model.tangents)  # forward mode: each node's tangent is its final number
+    for event in model.events:
+        if event.tangent is not None:
+            totals[event.node] = event.tangent
     for c in (c for e in model.events for c in e.contributions):
         if c.grad is not None:
             totals[c.to] = c.total
@@ -412,4 +415,5 @@ def scene(model: StepModel, rankdir: str = "auto", collapse: Any = None) -> dict
         "cuts": {e.id: e.cut for e in model.edges if getattr(e, "cut", "")},
         "notice": drawing.notice,
         "folded": [name for name, _, kind in drawing.groups.values() if kind == "scope"],  # for unfolding
+        "flows": "tangent" if model.mode == "forward" else "gradient",  # what the details card calls it
     }

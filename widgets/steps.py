@@ -437,10 +437,15 @@ class _Builder:
         if missing:
             lines.append("Note: tape.gradient raises LookupError on this tape: " + "; ".join(missing))
         for key, g in gradients.items():
-            label = _name(self.by_id[key]) if key in self.by_id else key
+            label = _name(self.by_id[key]) if key in self.by_id else self._unseen_name(key)
             lines.append(f"d target / d {label} = {fmt(g)}" + (f"  ({reasons[key]})" if g is None else ""))
         seed = Event("seed", target_nodes[0], text=seed_text)
         return [seed, *listener.events, Event("result", None, text=lines)], gradients, reasons
+
+    def _unseen_name(self, key: str) -> str:
+        """A source no recorded op touched has no node: its own name ("unused:0"), not the "#95" key."""
+        source = self.objects.get(int(key.lstrip("#")))
+        return getattr(source, "name", key) if source is not None else key
 
     def _explained(self, tensor_id: int) -> str:
         """The engine's own answer (`tape.explain`), naming the op and line at fault, when it can give one."""

@@ -150,7 +150,7 @@ function renderTapeView(el, data, onStep, onFold, startStep = 0) {
   const panelTitle = h("div", "tv-panel-title");
   const panelText = h("div", "tv-panel-text");
   panelText.setAttribute("aria-live", "polite");  // each step's explanation is read out as it changes
-  panel.append(panelTitle, panelText, h("div", "tv-hint", "Click a node (or Tab to it and press Enter) to see its value, gradient, shape, dtype and op."));
+  panel.append(panelTitle, panelText, h("div", "tv-hint", `Click a node (or Tab to it and press Enter) to see its value, ${data.flows || "gradient"}, shape, dtype and op.`));
   main.append(graphWrap, panel);
   root.append(bar, main);
 
@@ -371,7 +371,8 @@ function renderTapeView(el, data, onStep, onFold, startStep = 0) {
     selected = id;
     if (nodes[id]) nodes[id].g.classList.add("selected");
     const st = stateAt(events, current);
-    let now = (st.grad[id] || "not reached yet").replace(/^grad /, "");
+    const flows = data.flows || "gradient"; // forward mode carries tangents, not gradients
+    let now = (st.grad[id] || "not reached yet").replace(/^(grad|tangent) /, "");
     if (lastGrad[id] > current && id in st.grad) now += "  (partial sum: more contributions to come)";
     const rows = [
       ["node", i.name],
@@ -381,8 +382,8 @@ function renderTapeView(el, data, onStep, onFold, startStep = 0) {
       ["dtype", i.dtype],
       ["scope", i.scope || "(none)"],
       ["value", i.value],
-      ["gradient now", now],
-      ["gradient (end)", i.grad],
+      [`${flows} now`, now],
+      [`${flows} (end)`, i.grad],
     ];
     if (i.backward_of) rows.push(["recorded by", `the backward pass of ${i.backward_of}`]);
     if (i.where) rows.push(["code", i.where]);
