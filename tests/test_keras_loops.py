@@ -192,3 +192,53 @@ def test_arrays_with_steps_per_epoch_go_on_and_restart_when_they_run_out_as_kera
         warnings.simplefilter("error")
         model.fit(x, x, batch_size=5, epochs=3, steps_per_epoch=1, shuffle=False, verbose=0)
     assert model.firsts == [0, 5, 0]  # Keras 3: each epoch goes on where the last stopped
+
+
+def two_outputs(loss, **compile_args):
+    inputs = keras.Input((2,), name="a")
+    priority = keras.layers.Dense(1, name="priority", kernel_initializer="ones")(inputs)
+    department = keras.layers.Dense(2, activation="softmax", name="department", kernel_initializer="ones")(inputs)
+    model = keras.Model(inputs, [priority, department])
+    model.compile("sgd", loss=loss, **compile_args)
+    return model
+
+
+XS = np.array([[1.0, 2.0], [0.0, 1.0], [3.0, -1.0]], "float32")
+TARGETS = {"priority": np.array([[1.0], [0.0], [2.0]], "float32"), "department": np.array([0, 1, 1])}
+LOSSES = {"priority": "mse", "department": "sparse_categorical_crossentropy"}
+
+
+def test_each_output_loss_is_logged_unweighted_as_keras_3():
+    model = two_outputs(LOSSES, loss_weights={"priority": 1.0, "department": 0.2})
+    logs = model.evaluate(XS, TARGETS, verbose=0, return_dict=True)
+    # Keras 3: {'department_loss': 0.69315, 'loss': 1.8053, 'priority_loss': 1.66667}
+    assert logs == pytest.approx({"loss": 1.8053, "priority_loss": 1.66667, "department_loss": 0.69315}, abs=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("compile_args", "keys"),
+    [  # the History keys of Keras 3 (without the val_ copies), for each way to compile
+        ({"loss": ["mse", "sparse_categorical_crossentropy"]}, ["department_loss", "loss", "priority_loss"]),
+        (
+            {"loss": ["mse", "sparse_categorical_crossentropy"], "metrics": [["mae"], ["accuracy"]]},
+            ["department_accuracy", "department_loss", "loss", "priority_loss", "priority_mae"],
+        ),
+        (
+            {
+                "loss": LOSSES,
+                "metrics": {"priority": ["mae"], "department": ["accuracy", "sparse_categorical_accuracy"]},
+            },
+            ["department_accuracy", "department_loss", "department_sparse_categorical_accuracy", "loss"]
+            + ["priority_loss", "priority_mae"],
+        ),
+        (
+            {"loss": LOSSES, "metrics": {"department": "accuracy"}},
+            ["department_accuracy", "department_loss", "loss", "priority_loss"],
+        ),  # fmt: skip
+        ({"loss": ["mse", None]}, ["loss"]),  # one output with a loss: no per-output loss
+    ],
+)
+def test_multi_output_history_keys_are_named_as_keras_3(compile_args, keys):
+    model = two_outputs(**compile_args)
+    history = model.fit(XS, TARGETS, validation_data=(XS, TARGETS), verbose=0)
+    assert sorted(history.history) == sorted(keys + [f"val_{k}" for k in keys])

@@ -145,6 +145,22 @@ class Model(Layer):
         else:
             self.compiled_metrics = [(None, metrics_module.get(m, self.loss)) for m in (metrics or [])]
         self._loss_tracker = metrics_module.Mean(name="loss")
+        self._output_loss_trackers = self._per_output_loss_trackers()
+
+    def _per_output_loss_trackers(self) -> list:
+        """As Keras 3: with a loss on more than one output, each output's loss (unweighted) is logged as 'name_loss'."""
+        names = self.output_names
+        if len(names) < 2:
+            return []
+        if isinstance(self.loss, dict):
+            losses = [self.loss.get(name) for name in names]
+        else:
+            losses = self.loss if isinstance(self.loss, list) else [self.loss] * len(names)
+        if sum(loss is not None for loss in losses) < 2:
+            return []
+        return [
+            metrics_module.Mean(name=f"{name}_loss") if loss is not None else None for name, loss in zip(names, losses)
+        ]
 
     def _multi_output_metrics(self, metrics: Any) -> list:
         names = self.output_names
@@ -173,7 +189,8 @@ class Model(Layer):
     @property
     def metrics(self) -> list:
         tracker = getattr(self, "_loss_tracker", None)
-        return ([tracker] if tracker is not None else []) + [m for _, m in self.compiled_metrics]
+        per_output = [m for m in getattr(self, "_output_loss_trackers", []) if m is not None]
+        return ([tracker] if tracker is not None else []) + per_output + [m for _, m in self.compiled_metrics]
 
     @property
     def metrics_names(self) -> list[str]:
@@ -202,10 +219,13 @@ class Model(Layer):
         if isinstance(loss, (list, dict)) or isinstance(y_pred, (list, tuple, dict)):
             pairs = compile_utils.pair_outputs(self, loss, y, y_pred)
             weights = compile_utils.pair_weights(self, self.loss_weights, len(pairs))
-            for (fn, target, prediction), weight in zip(pairs, weights):
+            trackers = getattr(self, "_output_loss_trackers", None) or [None] * len(pairs)
+            for (fn, target, prediction), weight, tracker in zip(pairs, weights, trackers):
                 if fn is None:
                     continue
                 term = fn(target, prediction) if sample_weight is None else fn(target, prediction, sample_weight)
+                if tracker is not None:  # unweighted, as Keras 3 logs it
+                    tracker.update_state(np.asarray(term), sample_weight=compile_utils.batch_size_of(prediction))
                 term = term if weight == 1 else term * weight
                 total = term if total is None else total + term
         elif loss is not None:
