@@ -46,6 +46,15 @@ class Model(Layer):
             self._functional_layers = self._graph.layers()  # an attribute, so their weights are tracked
             self.built = True
 
+    def get_config(self) -> dict:
+        """Keras 3's base keys for a subclassed model; a functional model's graph cannot be written out here."""
+        if self._graph is not None:
+            raise NotImplementedError(
+                "minitape cannot write a functional model's graph as a config; to copy a model, call the code that "
+                "built it again, then new.set_weights(old.get_weights())"
+            )
+        return super().get_config()
+
     # ---- the functional API ------------------------------------------------------------------------
     @property
     def inputs(self) -> list:
