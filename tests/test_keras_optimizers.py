@@ -352,3 +352,14 @@ def test_schedules_take_an_array_of_steps_as_keras_does():
         assert rates.dtype == mt.float32 and rates.shape == (5,)
         np.testing.assert_allclose(rates.numpy(), expected, rtol=1e-4, atol=1e-7)
         assert float(schedule(10)) == pytest.approx(expected[2], rel=1e-4)  # one step: a scalar, as before
+
+
+def test_an_optimizer_refuses_variables_it_was_not_built_for_as_keras_3():
+    first, second = mt.Variable([1.0, 2.0]), mt.Variable([3.0])
+    optimizer = mt.keras.optimizers.Adam()
+    optimizer.apply_gradients([(mt.constant([0.1, 0.1]), first)])
+    assert optimizer.built
+    optimizer.apply_gradients([(mt.constant([0.1, 0.1]), first)])  # the same variables again: fine
+    # Keras 3: ValueError "Unknown variable: ... you should recreate a new optimizer instance."
+    with pytest.raises(ValueError, match=r"Unknown variable.*recreate a new optimizer.*keras.optimizers.Adam\(\)"):
+        optimizer.apply_gradients([(mt.constant([0.1]), second)])

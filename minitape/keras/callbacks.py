@@ -11,7 +11,11 @@ import numpy as np
 
 
 class Callback:
-    """Override the hooks you need; `self.model` is set by fit."""
+    """Override the hooks you need; `self.model` is set by fit, evaluate and predict.
+
+    Every hook of Keras 3 is here; each gets `logs`, a dict (empty where Keras passes nothing).
+    As in Keras, `on_train_batch_begin/end` call `on_batch_begin/end` unless overridden.
+    """
 
     def __init__(self) -> None:
         self.model: Any = None
@@ -27,8 +31,57 @@ class Callback:
     def on_train_end(self, logs: dict | None = None) -> None: ...
     def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None: ...
     def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None: ...
-    def on_train_batch_begin(self, batch: int, logs: dict | None = None) -> None: ...
-    def on_train_batch_end(self, batch: int, logs: dict | None = None) -> None: ...
+    def on_batch_begin(self, batch: int, logs: dict | None = None) -> None: ...
+    def on_batch_end(self, batch: int, logs: dict | None = None) -> None: ...
+
+    def on_train_batch_begin(self, batch: int, logs: dict | None = None) -> None:
+        self.on_batch_begin(batch, logs=logs)
+
+    def on_train_batch_end(self, batch: int, logs: dict | None = None) -> None:
+        self.on_batch_end(batch, logs=logs)
+
+    def on_test_begin(self, logs: dict | None = None) -> None: ...
+    def on_test_end(self, logs: dict | None = None) -> None: ...
+    def on_test_batch_begin(self, batch: int, logs: dict | None = None) -> None: ...
+    def on_test_batch_end(self, batch: int, logs: dict | None = None) -> None: ...
+    def on_predict_begin(self, logs: dict | None = None) -> None: ...
+    def on_predict_end(self, logs: dict | None = None) -> None: ...
+    def on_predict_batch_begin(self, batch: int, logs: dict | None = None) -> None: ...
+    def on_predict_batch_end(self, batch: int, logs: dict | None = None) -> None: ...
+
+
+HOOKS = tuple(name for name in vars(Callback) if name.startswith("on_"))
+
+
+class CallbackList:
+    """The callbacks of one fit, evaluate or predict: each hook called on each, in order, with a logs dict.
+
+    As in Keras, one dict goes to every callback of a hook, so what one callback adds, the next sees.
+    """
+
+    def __init__(self, callbacks: Any, model: Any, params: dict) -> None:
+        callbacks = [] if callbacks is None else list(callbacks)
+        for callback in callbacks:
+            if not isinstance(callback, Callback):
+                raise TypeError(
+                    f"callbacks must be a list of keras.callbacks.Callback instances, got {type(callback).__name__} "
+                    f"{callback!r}; subclass keras.callbacks.Callback, or wrap functions in "
+                    "keras.callbacks.LambdaCallback"
+                )
+            callback.set_model(model)
+            callback.set_params(params)
+        self.callbacks = callbacks
+
+    def __getattr__(self, hook: str) -> Any:
+        if hook not in HOOKS:
+            raise AttributeError(hook)
+
+        def call(*args: Any, logs: dict | None = None) -> None:
+            logs = {} if logs is None else logs
+            for callback in self.callbacks:
+                getattr(callback, hook)(*args, logs)
+
+        return call
 
 
 class History(Callback):
@@ -150,21 +203,11 @@ class LambdaCallback(Callback):
 
     def __init__(self, **hooks: Any) -> None:
         super().__init__()
-        known = {
-            "on_epoch_begin",
-            "on_epoch_end",
-            "on_train_begin",
-            "on_train_end",
-            "on_train_batch_begin",
-            "on_train_batch_end",
-            "on_batch_begin",
-            "on_batch_end",
-        }
+        known = set(HOOKS)
         unknown = set(hooks) - known
         if unknown:
             raise TypeError(f"LambdaCallback: unknown hook(s) {sorted(unknown)}; use {sorted(known)}")
         for name, fn in hooks.items():
-            name = {"on_batch_begin": "on_train_batch_begin", "on_batch_end": "on_train_batch_end"}.get(name, name)
             setattr(self, name, fn)
 
 

@@ -1,5 +1,5 @@
 """What `compile` and the train/test steps need for models with several outputs: a loss (and its weight) per
-output, given once, as a list in output order, or as a dict by output name; and the unpacking of a batch."""
+output, given once, as a list in output order, or as a dict by output name."""
 
 from __future__ import annotations
 
@@ -55,16 +55,6 @@ def pair_weights(model: Any, weights: Any, n: int) -> list[float]:
     if isinstance(weights, dict):
         return [float(weights.get(name, 1.0)) for name in model.output_names]
     return [float(w) for w in weights]
-
-
-def unpack(data: Any) -> tuple[Any, Any, Any]:
-    """A batch as Keras takes it: (x, y) or (x, y, sample_weight)."""
-    if isinstance(data, (list, tuple)) and len(data) in (2, 3):
-        return (data[0], data[1], data[2] if len(data) == 3 else None)
-    raise ValueError(
-        f"A training batch must be a tuple (x, y) or (x, y, sample_weight), got {type(data).__name__} "
-        f"of length {len(data) if hasattr(data, '__len__') else '?'}"
-    )
 
 
 def batch_size_of(y_pred: Any) -> int:

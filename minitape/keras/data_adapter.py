@@ -1,8 +1,10 @@
 """Training data into batches, as Keras' data adapters: arrays (or lists and dicts of them) are sliced into
-shuffled batches; a dataset (any iterable of (x, y[, sample_weight]) batches) is passed through as it comes."""
+shuffled batches; a dataset (any iterable of batches: x, (x, y) or (x, y, sample_weight)) is passed through."""
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -37,10 +39,8 @@ class _Batches:
             else:
                 pick = order[start : start + self.batch_size]
             y = None if self.y is None else _take(self.y, pick)
-            if self.sample_weight is None:
-                yield _take(self.x, pick), y
-            else:
-                yield _take(self.x, pick), y, self.sample_weight[pick]
+            weights = None if self.sample_weight is None else self.sample_weight[pick]
+            yield pack(_take(self.x, pick), y, weights)
 
 
 def _take(structure: Any, pick: Any) -> Any:
@@ -53,24 +53,91 @@ def _take(structure: Any, pick: Any) -> Any:
 class _DatasetBatches:
     """The batches of an iterable dataset, as they come: the dataset batches and shuffles itself."""
 
-    def __init__(self, dataset: Any, what: str) -> None:
-        self.dataset, self.what = dataset, what
+    def __init__(self, dataset: Any) -> None:
+        self.dataset = dataset
         try:
             self.steps = len(dataset) if hasattr(dataset, "__len__") else None
         except TypeError:  # an mt.data.Dataset that repeats forever, or was filtered: its length is not known
             self.steps = None
 
     def __call__(self, shuffle: bool):
-        for item in self.dataset:
-            if self.what == "predict":
-                yield (item[0] if isinstance(item, tuple) else item), None
-            elif isinstance(item, (tuple, list)) and len(item) in (2, 3):
-                yield tuple(item)
-            else:
-                raise ValueError(
-                    f"{self.what}(): each element of the dataset must be a tuple (x, y) or (x, y, sample_weight), "
-                    f"got {type(item).__name__}"
-                )
+        return iter(self.dataset)  # each element as it comes: x, (x,), (x, y) or (x, y, sample_weight)
+
+
+def pack(x: Any, y: Any = None, sample_weight: Any = None) -> Any:
+    """A batch as Keras 3 hands it to train_step: x alone when there is no y, else (x, y[, sample_weight])."""
+    if y is None and sample_weight is None:
+        return (x,) if isinstance(x, (tuple, list)) else x
+    return (x, y) if sample_weight is None else (x, y, sample_weight)
+
+
+def unpack(data: Any) -> tuple[Any, Any, Any]:
+    """(x, y, sample_weight) from a batch, as Keras 3's unpack_x_y_sample_weight: y and weights None if absent."""
+    if isinstance(data, list):
+        data = tuple(data)
+    if not isinstance(data, tuple):
+        return data, None, None
+    if len(data) in (1, 2, 3):
+        return (*data, *(None,) * (3 - len(data)))
+    raise ValueError(
+        f"A batch must be x, (x,), (x, y) or (x, y, sample_weight), got a tuple of {len(data)} elements; "
+        "put several inputs in a tuple of their own: ((x1, x2), y)"
+    )
+
+
+class EpochIterator:
+    """The batches of each epoch, as Keras 3's EpochIterator gives them.
+
+    With `steps_per_epoch`, an epoch takes that many batches and the next goes on where it stopped; when the data
+    runs out first, the epoch ends there with a warning and the next starts the data again.
+    """
+
+    def __init__(self, batches_of: Any, steps_per_epoch: int | None, what: str, shuffle: bool = False) -> None:
+        self.batches_of, self.steps_per_epoch, self.what, self.shuffle = batches_of, steps_per_epoch, what, shuffle
+        self.num_batches = batches_of.steps  # None until an epoch of a dataset of unknown length has run
+        self._iterator: Any = None
+        self._seen = 0
+
+    @property
+    def steps(self) -> int | None:
+        return self.steps_per_epoch or self.num_batches
+
+    def _ran_out(self, step: int, epoch: int) -> None:
+        warnings.warn(
+            f"{self.what}(): your input ran out of data after {step} of the {self.steps} steps of epoch {epoch + 1}; "
+            "the epoch ends here, as in Keras 3. Make sure that your dataset or generator can generate at least "
+            "`steps_per_epoch * epochs` batches, e.g. with dataset.repeat()",
+            stacklevel=3,
+        )
+
+    def epoch(self, epoch: int = 0) -> Iterator[tuple[int, Any]]:
+        """(step, batch) for one epoch."""
+        steps = self.steps
+        if steps is None:  # length unknown and no steps_per_epoch: one pass, which tells the length
+            step = -1
+            for step, batch in enumerate(self.batches_of(self.shuffle)):
+                yield step, batch
+            self.num_batches = step + 1
+            return
+        if self._iterator is None or self.steps_per_epoch is None:
+            self._iterator, self._seen = iter(self.batches_of(self.shuffle)), 0
+        for step in range(steps):
+            if self.num_batches and self._seen >= self.num_batches:
+                if self.steps_per_epoch:
+                    self._ran_out(step, epoch)
+                break
+            try:
+                batch = next(self._iterator)
+            except StopIteration:
+                if self.num_batches is None:
+                    self.num_batches = self._seen
+                self._ran_out(step, epoch)
+                self._iterator = None
+                return
+            self._seen += 1
+            yield step, batch
+        if self.num_batches and self._seen >= self.num_batches:
+            self._iterator = None
 
 
 def length(value: Any, what: str) -> int:
@@ -141,7 +208,7 @@ def batcher(x: Any, y: Any, batch_size: int | None, what: str, sample_weight: An
             raise ValueError(f"{what}(): batch_size must not be given when x is a dataset (it is already batched)")
         if sample_weight is not None:
             raise ValueError(f"{what}(): sample_weight must not be given when x is a dataset (it may yield them)")
-        return _DatasetBatches(x, what)
+        return _DatasetBatches(x)
     x = _inputs(x, what)
     first_x = nest.flatten(x)[0]
     nx = length(first_x, "x")

@@ -8,19 +8,17 @@ Override `train_step` to customise training and keep `fit`'s loop and progress b
 
 from __future__ import annotations
 
-import itertools
-import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from minitape import nest
-from minitape.keras import backend, compile_utils, data_adapter, symbolic, unsupported
+from minitape.keras import backend, compile_utils, data_adapter, loops, symbolic, unsupported
 from minitape.keras import losses as losses_module
 from minitape.keras import metrics as metrics_module
 from minitape.keras import optimizers as optimizers_module
-from minitape.keras.callbacks import Callback, History, Progbar
+from minitape.keras.callbacks import Callback, History
 from minitape.keras.layers.base import Layer
 from minitape.ops.api import add_n
 from minitape.ops.math_ops import cast
@@ -47,6 +45,15 @@ class Model(Layer):
             self._graph = symbolic.Graph(inputs, outputs)
             self._functional_layers = self._graph.layers()  # an attribute, so their weights are tracked
             self.built = True
+
+    def get_config(self) -> dict:
+        """Keras 3's base keys for a subclassed model; a functional model's graph cannot be written out here."""
+        if self._graph is not None:
+            raise NotImplementedError(
+                "minitape cannot write a functional model's graph as a config; to copy a model, call the code that "
+                "built it again, then new.set_weights(old.get_weights())"
+            )
+        return super().get_config()
 
     # ---- the functional API ------------------------------------------------------------------------
     @property
@@ -147,6 +154,22 @@ class Model(Layer):
         else:
             self.compiled_metrics = [(None, metrics_module.get(m, self.loss)) for m in (metrics or [])]
         self._loss_tracker = metrics_module.Mean(name="loss")
+        self._output_loss_trackers = self._per_output_loss_trackers()
+
+    def _per_output_loss_trackers(self) -> list:
+        """As Keras 3: with a loss on more than one output, each output's loss (unweighted) is logged as 'name_loss'."""
+        names = self.output_names
+        if len(names) < 2:
+            return []
+        if isinstance(self.loss, dict):
+            losses = [self.loss.get(name) for name in names]
+        else:
+            losses = self.loss if isinstance(self.loss, list) else [self.loss] * len(names)
+        if sum(loss is not None for loss in losses) < 2:
+            return []
+        return [
+            metrics_module.Mean(name=f"{name}_loss") if loss is not None else None for name, loss in zip(names, losses)
+        ]
 
     def _multi_output_metrics(self, metrics: Any) -> list:
         names = self.output_names
@@ -175,7 +198,8 @@ class Model(Layer):
     @property
     def metrics(self) -> list:
         tracker = getattr(self, "_loss_tracker", None)
-        return ([tracker] if tracker is not None else []) + [m for _, m in self.compiled_metrics]
+        per_output = [m for m in getattr(self, "_output_loss_trackers", []) if m is not None]
+        return ([tracker] if tracker is not None else []) + per_output + [m for _, m in self.compiled_metrics]
 
     @property
     def metrics_names(self) -> list[str]:
@@ -196,13 +220,21 @@ class Model(Layer):
         """The compiled loss (summed over outputs) plus `model.losses` (regularizers, add_loss), as Keras adds them."""
         total = None
         loss = self.loss
+        if loss is not None and y is None:
+            raise ValueError(
+                f"{type(self).__name__} was compiled with a loss, which needs targets y, but the data gives x only. "
+                "Give (x, y) batches, or override train_step(self, data) to train on x alone (as a GAN does)"
+            )
         if isinstance(loss, (list, dict)) or isinstance(y_pred, (list, tuple, dict)):
             pairs = compile_utils.pair_outputs(self, loss, y, y_pred)
             weights = compile_utils.pair_weights(self, self.loss_weights, len(pairs))
-            for (fn, target, prediction), weight in zip(pairs, weights):
+            trackers = getattr(self, "_output_loss_trackers", None) or [None] * len(pairs)
+            for (fn, target, prediction), weight, tracker in zip(pairs, weights, trackers):
                 if fn is None:
                     continue
                 term = fn(target, prediction) if sample_weight is None else fn(target, prediction, sample_weight)
+                if tracker is not None:  # unweighted, as Keras 3 logs it
+                    tracker.update_state(np.asarray(term), sample_weight=compile_utils.batch_size_of(prediction))
                 term = term if weight == 1 else term * weight
                 total = term if total is None else total + term
         elif loss is not None:
@@ -234,7 +266,7 @@ class Model(Layer):
 
     def train_step(self, data: Any) -> dict[str, float]:
         """One optimisation step on a batch `(x, y)`: the loop a custom training lesson writes by hand."""
-        x, y, sample_weight = compile_utils.unpack(data)
+        x, y, sample_weight = data_adapter.unpack(data)
         with GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x, y, y_pred, sample_weight)
@@ -245,7 +277,7 @@ class Model(Layer):
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def test_step(self, data: Any) -> dict[str, float]:
-        x, y, sample_weight = compile_utils.unpack(data)
+        x, y, sample_weight = data_adapter.unpack(data)
         y_pred = self(x, training=False)
         loss = self.compute_loss(x, y, y_pred, sample_weight, training=False)
         self._loss_tracker.update_state(np.asarray(loss), sample_weight=compile_utils.batch_size_of(y_pred))
@@ -255,7 +287,12 @@ class Model(Layer):
         for metric in self.metrics:
             metric.reset_state()
 
-    # ---- loops -------------------------------------------------------------------------------------
+    def predict_step(self, data: Any) -> Any:
+        """The model's outputs for one batch (its x; y, if given, is ignored), training=False."""
+        x, _, _ = data_adapter.unpack(data)
+        return self(x, training=False)
+
+    # ---- loops (minitape/keras/loops.py) -----------------------------------------------------------
     def fit(
         self,
         x: Any = None,
@@ -271,6 +308,9 @@ class Model(Layer):
         sample_weight: Any = None,
         initial_epoch: int = 0,
         steps_per_epoch: int | None = None,
+        validation_steps: int | None = None,
+        validation_batch_size: int | None = None,
+        validation_freq: Any = 1,
     ) -> History:
         """Train for `epochs` passes over (x, y) in batches (default 32), shuffled each epoch unless told not to.
 
@@ -278,76 +318,16 @@ class Model(Layer):
         Returns a History whose `.history` maps 'loss', each metric, and 'val_*' to per-epoch values.
         """
         self._require_compiled("fit")
-        verbose = 1 if verbose == "auto" else int(verbose)
         if class_weight is not None:
             sample_weight = data_adapter.class_weights(class_weight, y, sample_weight)
         if validation_split and validation_data is None:
             x, y, validation_data = data_adapter.split(x, y, validation_split)
             if sample_weight is not None:
                 sample_weight = np.asarray(sample_weight)[: data_adapter.length(nest.flatten(x)[0], "x")]
-        batches_of = data_adapter.batcher(x, y, batch_size, "fit", sample_weight, needs_y=self.loss is not None)
-        history = History()
-        hooks = [*(callbacks or []), history]  # History last, as in Keras: it records what callbacks add to logs
-        steps = batches_of.steps if steps_per_epoch is None else steps_per_epoch
-        for hook in hooks:
-            hook.set_model(self)
-            hook.set_params({"epochs": epochs, "steps": steps, "verbose": verbose})
-            hook.on_train_begin()
-        self.stop_training = False
-        source = None
-        for epoch in range(initial_epoch, epochs):
-            if verbose:
-                print(f"Epoch {epoch + 1}/{epochs}")
-            for hook in hooks:
-                hook.on_epoch_begin(epoch)
-            self.reset_metrics()
-            bar = Progbar(steps, verbose=verbose)
-            logs: dict[str, float] = {}
-            seen = 0
-            # a dataset with steps_per_epoch: each epoch goes on where the last stopped, as in Keras 3 (a repeated
-            # dataset never ends); arrays and datasets without it start again each epoch
-            if source is None or steps_per_epoch is None or not data_adapter.is_dataset(x):
-                source = iter(batches_of(shuffle))
-            for step, batch in enumerate(source if steps is None else itertools.islice(source, steps)):
-                seen = step + 1
-                for hook in hooks:
-                    hook.on_train_batch_begin(step)
-                logs = _numbers(self.train_step(batch))
-                for hook in hooks:
-                    hook.on_train_batch_end(step, logs)
-                bar.update(step + 1, logs)
-            if steps is None:  # a dataset of unknown length: now it is known
-                steps = bar.target = seen
-            elif seen < steps and steps_per_epoch is not None and data_adapter.is_dataset(x):
-                warnings.warn(
-                    f"fit(): the dataset ran out of data after {seen} of the {steps} steps of epoch {epoch + 1}; "
-                    "training stops. Make it give steps_per_epoch * epochs batches, e.g. with dataset.repeat()",
-                    stacklevel=2,
-                )
-                self.stop_training = True
-            if validation_data is not None:
-                if data_adapter.is_dataset(validation_data):
-                    val = self.evaluate(validation_data, verbose=0, return_dict=True)
-                else:
-                    val_x, val_y, *val_w = validation_data
-                    val = self.evaluate(
-                        val_x,
-                        val_y,
-                        batch_size=batch_size,
-                        verbose=0,
-                        sample_weight=val_w[0] if val_w else None,
-                        return_dict=True,
-                    )
-                logs = {**logs, **{f"val_{k}": v for k, v in val.items()}}
-            bar.update(steps, logs, finalize=True)
-            epoch_logs = dict(logs)  # one dict for every callback, as in Keras: what one adds, the next sees
-            for hook in hooks:
-                hook.on_epoch_end(epoch, epoch_logs)
-            if self.stop_training:
-                break
-        for hook in hooks:
-            hook.on_train_end()
-        return history
+        return loops.fit(
+            self, x, y, batch_size, epochs, verbose, callbacks, validation_data, shuffle, sample_weight,
+            initial_epoch, steps_per_epoch, validation_steps, validation_batch_size, validation_freq,
+        )  # fmt: skip
 
     def evaluate(
         self,
@@ -356,44 +336,34 @@ class Model(Layer):
         batch_size: int | None = None,
         verbose: Any = "auto",
         sample_weight: Any = None,
+        steps: int | None = None,
+        callbacks: list[Callback] | None = None,
         return_dict: bool = False,
         **kwargs: Any,
     ) -> Any:
         """The loss (and metrics) over all of (x, y): a number, or [loss, metric, ...] when there are metrics."""
+        if kwargs:  # Keras 3's evaluate takes **kwargs only for its own internal use, and refuses the rest
+            raise ValueError(
+                f"evaluate(): arguments not recognized: {sorted(kwargs)}. evaluate takes x, y, batch_size, verbose, "
+                "sample_weight, steps, callbacks and return_dict"
+            )
         self._require_compiled("evaluate")
-        verbose = 1 if verbose == "auto" else int(verbose)
-        batches_of = data_adapter.batcher(x, y, batch_size, "evaluate", sample_weight, needs_y=self.loss is not None)
-        self.reset_metrics()
-        bar = Progbar(batches_of.steps, verbose=verbose)
-        logs: dict[str, float] = {}
-        step = -1
-        for step, batch in enumerate(batches_of(False)):
-            logs = _numbers(self.test_step(batch))
-            bar.update(step + 1, logs)
-        bar.target = step + 1
-        bar.update(step + 1, logs, finalize=True)
+        logs = loops.evaluate(self, x, y, batch_size, verbose, sample_weight, steps, callbacks)
         if return_dict:
             return logs
         values = [logs[m.name] for m in self.metrics]
         return values[0] if len(values) == 1 else values
 
-    def predict(self, x: Any, batch_size: int | None = None, verbose: Any = "auto", **kwargs: Any) -> Any:
+    def predict(
+        self,
+        x: Any,
+        batch_size: int | None = None,
+        verbose: Any = "auto",
+        steps: int | None = None,
+        callbacks: list[Callback] | None = None,
+    ) -> Any:
         """The model's outputs for every example of x, as numpy arrays (computed in batches, training=False)."""
-        verbose = 1 if verbose == "auto" else int(verbose)
-        batches_of = data_adapter.batcher(x, None, batch_size, "predict")
-        bar = Progbar(batches_of.steps, verbose=verbose)
-        outputs = []
-        step = -1
-        for step, (batch, _) in enumerate(batches_of(False)):
-            outputs.append(nest.map_structure(backend.to_numpy, self(batch, training=False)))
-            bar.update(step + 1)
-        bar.target = step + 1
-        bar.update(step + 1, finalize=True)
-        if not outputs:
-            return np.zeros((0,))
-        flat = [nest.flatten(o) for o in outputs]
-        joined = [np.concatenate([f[i] for f in flat]) for i in range(len(flat[0]))]
-        return nest.pack_sequence_as(outputs[0], joined)
+        return loops.predict(self, x, batch_size, verbose, steps, callbacks)
 
     def predict_on_batch(self, x: Any) -> np.ndarray:
         return backend.to_numpy(self(x, training=False))
@@ -420,7 +390,7 @@ class Model(Layer):
     def _on_batch(self, step: Callable, x: Any, y: Any, sample_weight: Any, return_dict: bool) -> Any:
         """As Keras 3: a dict if asked, else the values in `metrics_names` order (one number if only the loss)."""
         self.reset_metrics()
-        logs = _numbers(step((x, y) if sample_weight is None else (x, y, sample_weight)))
+        logs = loops.numbers(step(data_adapter.pack(x, y, sample_weight)))
         if return_dict:
             return logs
         values = list(logs.values())
@@ -519,9 +489,3 @@ def Input(  # noqa: N802 - Keras' name
         raise ValueError("keras.Input needs a shape, e.g. keras.Input(shape=(784,)) (the batch axis is left out)")
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
     return InputLayer(shape, batch_size, dtype, name).output
-
-
-def _numbers(logs: dict) -> dict:
-    """A step's logs as Python floats where they are single numbers (a custom train_step may return tensors),
-    as Keras hands them to callbacks and History."""
-    return {k: float(np.asarray(v).item()) if np.size(v) == 1 else v for k, v in logs.items()}

@@ -90,6 +90,7 @@ class Optimizer:
         self.weight_decay = weight_decay
         self.iterations = Variable(np.int64(0), trainable=False, name="iteration", dtype="int64")
         self._slots: dict = {}  # variable ref -> {slot name: numpy array}
+        self._built_for: set | None = None  # the refs of the variables of the first update (Keras 3's build)
 
     @property
     def learning_rate(self) -> Any:
@@ -130,6 +131,7 @@ class Optimizer:
                 )
         if not pairs:
             return self.iterations
+        self._check_known([v for _, v in pairs])
         missing = [v.name for g, v in pairs if g is None]
         if len(missing) == len(pairs):
             raise ValueError(f"No gradients provided for any variable: {missing}. {_NO_GRADIENTS_HELP}")
@@ -167,6 +169,27 @@ class Optimizer:
             constraints.apply(v)
         self.iterations.assign(np.int64(step))
         return self.iterations
+
+    @property
+    def built(self) -> bool:
+        return self._built_for is not None
+
+    def build(self, variables: Any) -> None:
+        """Bind the optimizer to `variables`, as its first update does: it refuses any other variable afterwards."""
+        self._built_for = {v.ref() for v in variables}
+
+    def _check_known(self, variables: list) -> None:
+        if self._built_for is None:
+            self.build(variables)
+            return
+        for v in variables:
+            if v.ref() not in self._built_for:
+                raise ValueError(
+                    f"Unknown variable: {v!r}. This optimizer can only be called for the variables it was "
+                    "originally built with. When working with a new set of variables, you should recreate a new "
+                    "optimizer instance: make a new optimizer for each model, e.g. "
+                    f"keras.optimizers.{type(self).__name__}()"
+                )
 
     def apply(self, grads: Any, trainable_variables: Any = None) -> Variable:
         """Keras 3's form of `apply_gradients`: the gradients and the variables as two lists in one order."""

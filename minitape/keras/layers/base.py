@@ -75,6 +75,31 @@ class Layer(Module):
         self._input_shape_arg = None if input_shape is None else (None, *tuple(input_shape))
         self._output_shape: Any = None  # of the last call, batch axis as None: for summary()
 
+    # ---- configuration ------------------------------------------------------------------------------
+    def get_config(self) -> dict:
+        """What rebuilds this layer with `from_config`: Keras 3's base keys (its dtype is a name here, not a policy).
+
+        A layer whose __init__ takes more arguments adds them: `config = super().get_config(); config.update(...)`.
+        """
+        return {
+            "name": self.name,
+            "trainable": self.trainable,
+            "dtype": self.dtype,
+            "activity_regularizer": self.activity_regularizer,
+        }
+
+    @classmethod
+    def from_config(cls, config: dict) -> Any:
+        """A new layer from `get_config()`'s dict: `cls(**config)`, as in Keras 3."""
+        try:
+            return cls(**config)
+        except TypeError as error:
+            raise TypeError(
+                f"{cls.__name__}.from_config: {error}. Keras calls cls(**config): make __init__ accept every key of "
+                "get_config() (pass name, trainable, dtype on with **kwargs to super().__init__), or override "
+                "from_config"
+            ) from error
+
     # ---- identity and dtype ------------------------------------------------------------------------
     @property
     def name(self) -> str:

@@ -1,0 +1,141 @@
+"""The loops behind `Model.fit`, `evaluate` and `predict`: batches in, steps run, callbacks told, as in Keras 3.
+
+Each loop calls its callbacks' hooks in Keras 3's order, each with a logs dict: fit calls the train hooks, and the
+test hooks during its validation pass; evaluate the test hooks; predict the predict hooks (logs {'outputs': ...}).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minitape import nest
+from minitape.keras import backend, data_adapter
+from minitape.keras.callbacks import CallbackList, History, Progbar
+
+
+def _verbosity(verbose: Any) -> int:
+    return 1 if verbose == "auto" else int(verbose)
+
+
+def numbers(logs: dict) -> dict:
+    """A step's logs as Python floats where they are single numbers (a custom train_step may return tensors),
+    as Keras hands them to callbacks and History."""
+    return {k: float(np.asarray(v).item()) if np.size(v) == 1 else v for k, v in logs.items()}
+
+
+def _should_validate(epoch: int, validation_freq: Any) -> bool:
+    """Keras' validation_freq: an int N validates every N epochs; a list names the (1-based) epochs."""
+    if isinstance(validation_freq, int):
+        return (epoch + 1) % validation_freq == 0
+    return epoch + 1 in validation_freq
+
+
+def fit(model: Any, x: Any, y: Any, batch_size: Any, epochs: int, verbose: Any, callbacks: Any, validation_data: Any,
+        shuffle: bool, sample_weight: Any, initial_epoch: int, steps_per_epoch: Any, validation_steps: Any,
+        validation_batch_size: Any, validation_freq: Any) -> History:  # fmt: skip
+    """Model.fit after its arguments are checked: the epoch loop."""
+    verbose = _verbosity(verbose)
+    batches_of = data_adapter.batcher(x, y, batch_size, "fit", sample_weight, needs_y=model.loss is not None)
+    iterator = data_adapter.EpochIterator(batches_of, steps_per_epoch, "fit", shuffle)
+    history = History()
+    # History last, as in Keras: it records what the callbacks before it add to the logs
+    hooks = CallbackList([*(callbacks or []), history], model, {"epochs": epochs, "steps": iterator.steps,
+                                                               "verbose": verbose})  # fmt: skip
+    hooks.on_train_begin()
+    model.stop_training = False
+    epoch_logs: dict = {}
+    for epoch in range(initial_epoch, epochs):
+        if verbose:
+            print(f"Epoch {epoch + 1}/{epochs}")
+        hooks.on_epoch_begin(epoch)
+        model.reset_metrics()
+        bar = Progbar(iterator.steps, verbose=verbose)
+        logs: dict = {}
+        seen = 0
+        for step, batch in iterator.epoch(epoch):
+            seen = step + 1
+            hooks.on_train_batch_begin(step)
+            logs = numbers(model.train_step(batch))
+            hooks.on_train_batch_end(step, logs=logs)
+            bar.update(seen, logs)
+        if seen == 0:  # a generator used up by an earlier epoch: nothing more to train on
+            bar.verbose = 0
+            model.stop_training = True
+            break
+        bar.target = iterator.steps
+        if validation_data is not None and _should_validate(epoch, validation_freq):
+            val = _validate(model, validation_data, validation_batch_size or batch_size, validation_steps, hooks)
+            logs = {**logs, **{f"val_{k}": v for k, v in val.items()}}
+        bar.update(iterator.steps, logs, finalize=True)
+        epoch_logs = dict(logs)  # one dict for every callback, as in Keras: what one adds, the next sees
+        hooks.on_epoch_end(epoch, logs=epoch_logs)
+        if model.stop_training:
+            break
+    hooks.on_train_end(logs=epoch_logs)
+    return history
+
+
+def _validate(model: Any, data: Any, batch_size: Any, steps: Any, hooks: CallbackList) -> dict:
+    """fit's validation pass: evaluate on `data`, calling the test hooks of fit's callbacks, as Keras 3 does."""
+    if data_adapter.is_dataset(data):
+        x, y, weights, batch_size = data, None, None, None
+    else:
+        x, y, weights = data_adapter.unpack(tuple(data))
+    batches_of = data_adapter.batcher(x, y, batch_size, "evaluate", weights, needs_y=model.loss is not None)
+    return test_loop(model, data_adapter.EpochIterator(batches_of, steps, "evaluate"), 0, hooks)
+
+
+def test_loop(model: Any, iterator: data_adapter.EpochIterator, verbose: int, hooks: CallbackList) -> dict:
+    """One pass of test_step over the batches, with the test hooks; the final logs."""
+    model.reset_metrics()
+    bar = Progbar(iterator.steps, verbose=verbose)
+    hooks.on_test_begin()
+    logs: dict = {}
+    step = -1
+    for step, batch in iterator.epoch():
+        hooks.on_test_batch_begin(step)
+        logs = numbers(model.test_step(batch))
+        hooks.on_test_batch_end(step, logs=logs)
+        bar.update(step + 1, logs)
+    bar.target = step + 1
+    bar.update(step + 1, logs, finalize=True)
+    hooks.on_test_end(logs=logs)
+    return logs
+
+
+def evaluate(model: Any, x: Any, y: Any, batch_size: Any, verbose: Any, sample_weight: Any, steps: Any,
+             callbacks: Any) -> dict:  # fmt: skip
+    """Model.evaluate's loop: the final logs."""
+    verbose = _verbosity(verbose)
+    batches_of = data_adapter.batcher(x, y, batch_size, "evaluate", sample_weight, needs_y=model.loss is not None)
+    iterator = data_adapter.EpochIterator(batches_of, steps, "evaluate")
+    hooks = CallbackList(callbacks, model, {"epochs": 1, "steps": iterator.steps, "verbose": verbose})
+    return test_loop(model, iterator, verbose, hooks)
+
+
+def predict(model: Any, x: Any, batch_size: Any, verbose: Any, steps: Any, callbacks: Any) -> Any:
+    """Model.predict's loop: the outputs of every batch, joined, as numpy arrays."""
+    verbose = _verbosity(verbose)
+    batches_of = data_adapter.batcher(x, None, batch_size, "predict")
+    iterator = data_adapter.EpochIterator(batches_of, steps, "predict")
+    hooks = CallbackList(callbacks, model, {"epochs": 1, "steps": iterator.steps, "verbose": verbose})
+    bar = Progbar(iterator.steps, verbose=verbose)
+    hooks.on_predict_begin()
+    outputs = []
+    step = -1
+    for step, batch in iterator.epoch():
+        hooks.on_predict_batch_begin(step)
+        output = nest.map_structure(backend.to_numpy, model.predict_step(batch))
+        outputs.append(output)
+        hooks.on_predict_batch_end(step, logs={"outputs": output})
+        bar.update(step + 1)
+    bar.target = step + 1
+    bar.update(step + 1, finalize=True)
+    hooks.on_predict_end()
+    if not outputs:
+        return np.zeros((0,))
+    flat = [nest.flatten(o) for o in outputs]
+    joined = [np.concatenate([f[i] for f in flat]) for i in range(len(flat[0]))]
+    return nest.pack_sequence_as(outputs[0], joined)

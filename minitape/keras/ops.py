@@ -1,0 +1,175 @@
+"""`keras.ops`: Keras 3's backend-agnostic ops, with Keras 3's names and numpy-style arguments (`axis`,
+`keepdims`), computed by minitape's ops, so gradients flow wherever minitape's op has one.
+
+A name Keras 3 has and this module leaves out raises an error saying so and what to use instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import minitape as mt
+from minitape.keras.unsupported import missing
+
+# the ops whose Keras 3 form is minitape's op under the same or another name, arguments in the same order
+convert_to_tensor = mt.convert_to_tensor
+cast = mt.cast
+reshape = mt.reshape
+expand_dims = mt.expand_dims
+stack = mt.stack
+zeros_like = mt.zeros_like
+ones_like = mt.ones_like
+where = mt.where
+matmul = mt.matmul
+einsum = mt.einsum
+add, subtract, multiply, divide, power = mt.add, mt.subtract, mt.multiply, mt.divide, mt.pow
+negative, abs, sqrt, square = mt.negative, mt.abs, mt.sqrt, mt.square  # noqa: A001 - Keras 3's names
+exp, log, log1p, sin, cos, tanh = mt.exp, mt.math.log, mt.math.log1p, mt.sin, mt.cos, mt.tanh
+sigmoid, relu, softplus, silu = mt.sigmoid, mt.nn.relu, mt.nn.softplus, mt.nn.silu
+maximum, minimum = mt.maximum, mt.minimum
+equal, not_equal, greater, less = mt.equal, mt.not_equal, mt.greater, mt.less
+greater_equal, less_equal = mt.greater_equal, mt.less_equal
+logical_and, logical_or, logical_not = mt.logical_and, mt.logical_or, mt.logical_not
+floor, round, sign = mt.floor, mt.round, mt.sign  # noqa: A001 - Keras 3's names
+mod, floor_divide = mt.floormod, mt.floordiv
+stop_gradient = mt.stop_gradient
+erf = mt.math.erf
+
+
+def shape(x: Any) -> tuple:
+    """The static shape as a tuple of ints, as Keras 3."""
+    return tuple(mt.convert_to_tensor(x).shape)
+
+
+def transpose(x: Any, axes: Any = None) -> Any:
+    return mt.transpose(x, perm=axes)
+
+
+def squeeze(x: Any, axis: Any = None) -> Any:
+    return mt.squeeze(x, axis=axis)
+
+
+def concatenate(xs: Any, axis: int = 0) -> Any:
+    return mt.concat(list(xs), axis=axis)
+
+
+def zeros(shape: Any, dtype: Any = "float32") -> Any:
+    return mt.zeros(shape, dtype=dtype)
+
+
+def ones(shape: Any, dtype: Any = "float32") -> Any:
+    return mt.ones(shape, dtype=dtype)
+
+
+def full(shape: Any, fill_value: Any, dtype: Any = None) -> Any:
+    value = mt.convert_to_tensor(fill_value, dtype=dtype)
+    return mt.fill(shape, value)
+
+
+def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = "float32") -> Any:  # noqa: N803 - Keras 3's names
+    if k:
+        raise NotImplementedError("keras.ops.eye: k (an off-diagonal) is left out; use mt.linalg.diag with k")
+    return mt.eye(N, M, dtype=dtype)
+
+
+def clip(x: Any, x_min: Any, x_max: Any) -> Any:
+    return mt.clip_by_value(x, x_min, x_max)
+
+
+def _reduction(name: str, fn: Any) -> Any:
+    def reduce(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+        return fn(x, axis=axis, keepdims=keepdims)
+
+    reduce.__name__ = name
+    reduce.__doc__ = f"keras.ops.{name}(x, axis=None, keepdims=False), numpy style."
+    return reduce
+
+
+sum = _reduction("sum", mt.reduce_sum)  # noqa: A001 - Keras 3's names
+mean = _reduction("mean", mt.reduce_mean)
+max = _reduction("max", mt.reduce_max)  # noqa: A001
+min = _reduction("min", mt.reduce_min)  # noqa: A001
+prod = _reduction("prod", mt.reduce_prod)
+std = _reduction("std", mt.math.reduce_std)
+var = _reduction("var", mt.math.reduce_variance)
+logsumexp = _reduction("logsumexp", mt.math.reduce_logsumexp)
+all = _reduction("all", mt.reduce_all)  # noqa: A001
+any = _reduction("any", mt.reduce_any)  # noqa: A001
+
+
+def argmax(x: Any, axis: int | None = None, keepdims: bool = False) -> Any:
+    flat = axis is None
+    result = mt.argmax(mt.reshape(x, [-1]) if flat else x, axis=0 if flat else axis, output_type=mt.int32)
+    return mt.expand_dims(result, axis) if keepdims and not flat else result
+
+
+def argmin(x: Any, axis: int | None = None, keepdims: bool = False) -> Any:
+    return argmax(-mt.convert_to_tensor(x), axis, keepdims)
+
+
+def softmax(x: Any, axis: int = -1) -> Any:
+    return mt.nn.softmax(x, axis=axis)
+
+
+def log_softmax(x: Any, axis: int = -1) -> Any:
+    return mt.nn.log_softmax(x, axis=axis)
+
+
+def gelu(x: Any, approximate: bool = True) -> Any:
+    """Keras 3's gelu is the tanh approximation unless approximate=False."""
+    return mt.nn.gelu(x, approximate=approximate)
+
+
+def one_hot(x: Any, num_classes: int, axis: int = -1, dtype: Any = "float32") -> Any:
+    return mt.one_hot(mt.cast(x, "int32"), num_classes, axis=axis, dtype=dtype)
+
+
+def cumsum(x: Any, axis: int | None = None) -> Any:
+    return mt.cumsum(mt.reshape(x, [-1]) if axis is None else x, axis=0 if axis is None else axis)
+
+
+def top_k(x: Any, k: int, sorted: bool = True) -> Any:  # noqa: A002 - Keras 3's name
+    return mt.math.top_k(x, k=k, sorted=sorted)
+
+
+def moments(x: Any, axes: Any, keepdims: bool = False) -> Any:
+    return mt.nn.moments(x, axes=axes, keepdims=keepdims)
+
+
+def categorical_crossentropy(target: Any, output: Any, from_logits: bool = False, axis: int = -1) -> Any:
+    from minitape.keras import losses
+
+    return losses.categorical_crossentropy(target, output, from_logits=from_logits, axis=axis)
+
+
+def sparse_categorical_crossentropy(target: Any, output: Any, from_logits: bool = False, axis: int = -1) -> Any:
+    from minitape.keras import losses
+
+    return losses.sparse_categorical_crossentropy(target, output, from_logits=from_logits, axis=axis)
+
+
+def binary_crossentropy(target: Any, output: Any, from_logits: bool = False) -> Any:
+    """Elementwise, as Keras 3's op (the loss function averages over the last axis)."""
+    target, output = mt.convert_to_tensor(target), mt.convert_to_tensor(output)
+    if from_logits:
+        return mt.nn.sigmoid_cross_entropy_with_logits(labels=mt.cast(target, output.dtype), logits=output)
+    eps = 1e-7
+    output = mt.clip_by_value(output, eps, 1 - eps)
+    return -(target * mt.math.log(output) + (1 - target) * mt.math.log(1 - output))
+
+
+def cond(*args: Any, **kwargs: Any) -> Any:
+    raise NotImplementedError(
+        "keras.ops.cond is left out: minitape runs eagerly, so write a Python if: `a() if pred else b()`"
+    )
+
+
+def while_loop(*args: Any, **kwargs: Any) -> Any:
+    raise NotImplementedError(
+        "keras.ops.while_loop is left out: minitape runs eagerly, so write a Python while loop over the tensors"
+    )
+
+
+def __getattr__(name: str) -> Any:
+    """A Keras 3 op this module leaves out: an error saying so and what to use instead."""
+    raise missing("keras.ops", name)

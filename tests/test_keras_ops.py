@@ -1,0 +1,49 @@
+"""keras.ops: Keras 3's names and numpy-style arguments over minitape ops. Expected numbers are Keras 3's (TF 2.21)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minitape as mt
+from minitape.test_util import check_gradients
+
+ops = mt.keras.ops
+X = np.array([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]], "float32")
+
+
+def test_values_and_dtypes_match_keras_3():
+    assert int(ops.argmax(X)) == 4 and ops.argmax(X).dtype == mt.int32  # Keras 3: 4, int32 (over the flat array)
+    np.testing.assert_array_equal(ops.argmax(X, axis=1), [2, 1])
+    np.testing.assert_allclose(ops.std(X), 2.0899894, rtol=1e-6)
+    np.testing.assert_allclose(ops.logsumexp(X, axis=-1), [3.1328452, 4.0362697], rtol=1e-6)
+    np.testing.assert_allclose(  # Keras 3's default gelu is the tanh approximation
+        ops.gelu(X), [[0.84119, -0.0454, 2.99636], [0.34571, 3.99993, -0.15881]], atol=1e-5
+    )
+    np.testing.assert_allclose(ops.binary_crossentropy([1.0, 0.0], [0.9, 0.2]), [0.10536052, 0.22314355], rtol=1e-5)
+    assert ops.shape(X) == (2, 3)
+    assert ops.sum(X, axis=1, keepdims=True).shape == (2, 1)
+    assert ops.concatenate([X, X], axis=0).shape == (4, 3)
+    np.testing.assert_array_equal(ops.cumsum([[1, 2], [3, 4]]), [1, 3, 6, 10])  # axis None: flattened, as numpy
+
+
+def test_gradients_flow_through_the_ops():
+    x = np.array([[0.3, -1.2, 2.0], [0.7, 1.5, -0.4]])
+    for fn in (
+        lambda t: ops.sum(ops.square(t) * ops.sigmoid(t), axis=1),
+        lambda t: ops.logsumexp(t, axis=-1),
+        lambda t: ops.mean(ops.log_softmax(t)) + ops.std(t),
+        lambda t: ops.matmul(t, ops.transpose(t)),
+        lambda t: ops.gelu(t) + ops.silu(t) + ops.softplus(t),
+        lambda t: ops.concatenate([ops.expand_dims(t, 0), ops.expand_dims(ops.tanh(t), 0)], axis=0),
+    ):
+        check_gradients(fn, [mt.constant(x, dtype="float64")])
+
+
+def test_left_out_ops_say_so_and_what_to_use():
+    with pytest.raises(AttributeError, match="minitape has no keras.ops.fft"):
+        _ = ops.fft
+    with pytest.raises(NotImplementedError, match="Python if"):
+        ops.cond(True, lambda: 1, lambda: 2)
+    with pytest.raises(NotImplementedError, match="Python while loop"):
+        ops.while_loop(lambda i: i < 3, lambda i: i + 1, 0)
