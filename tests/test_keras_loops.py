@@ -184,8 +184,9 @@ def test_arrays_with_steps_per_epoch_go_on_and_restart_when_they_run_out_as_kera
     model = FirstValues()
     model.compile("sgd", "mse")
     # two batches of 5; Keras 3 gives the batches starting at [0, 5, 0, 5, 0, 5] over 3 epochs, warning each time
-    with pytest.warns(UserWarning, match="ran out of data after 2 of the 3 steps of epoch 1"):
+    with pytest.warns(UserWarning, match="ran out of data after 2 of the 3 steps") as caught:
         history = model.fit(x, x, batch_size=5, epochs=3, steps_per_epoch=3, shuffle=False, verbose=0)
+    assert [f"of epoch {n};" in str(w.message) for n, w in zip((1, 2, 3), caught)] == [True, True, True]
     assert model.firsts == [0, 5, 0, 5, 0, 5] and len(history.history["loss"]) == 3
     model.firsts.clear()
     with warnings.catch_warnings():
@@ -240,5 +241,9 @@ def test_each_output_loss_is_logged_unweighted_as_keras_3():
 )
 def test_multi_output_history_keys_are_named_as_keras_3(compile_args, keys):
     model = two_outputs(**compile_args)
-    history = model.fit(XS, TARGETS, validation_data=(XS, TARGETS), verbose=0)
+    if compile_args["loss"] == ["mse", None]:  # the output without a loss trains nothing, and fit says so, as Keras 3
+        with pytest.warns(UserWarning, match="Gradients do not exist for variables .'department/kernel:0'"):
+            history = model.fit(XS, TARGETS, validation_data=(XS, TARGETS), verbose=0)
+    else:
+        history = model.fit(XS, TARGETS, validation_data=(XS, TARGETS), verbose=0)
     assert sorted(history.history) == sorted(keys + [f"val_{k}" for k in keys])
