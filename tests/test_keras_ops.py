@@ -47,3 +47,33 @@ def test_left_out_ops_say_so_and_what_to_use():
         ops.cond(True, lambda: 1, lambda: 2)
     with pytest.raises(NotImplementedError, match="Python while loop"):
         ops.while_loop(lambda i: i < 3, lambda i: i + 1, 0)
+
+
+def test_numpy_style_array_ops_match_numpy_and_carry_gradients():
+    x = np.arange(12.0).reshape(3, 4)
+    pairs = [
+        (ops.arange(5), np.arange(5)),
+        (ops.arange(0.0, 1.0, 0.25), np.arange(0, 1, 0.25)),
+        (ops.linspace(0, 1, 4, endpoint=False), np.linspace(0, 1, 4, endpoint=False)),
+        (ops.split(x, [1, 3], axis=1)[1], np.split(x, [1, 3], axis=1)[1]),  # numpy's split points, not sizes
+        (ops.take(x, [0, 5]), np.take(x, [0, 5])),
+        (ops.take(x, [2, 0], axis=1), np.take(x, [2, 0], axis=1)),
+        (ops.dot(np.ones((2, 3, 4)), np.ones((5, 4, 2))), np.dot(np.ones((2, 3, 4)), np.ones((5, 4, 2)))),
+        (ops.dot(x, np.ones(4)), x.dot(np.ones(4))),
+        (ops.sort(np.array([3.0, 1, 2])), np.sort([3.0, 1, 2])),
+        (ops.norm(x, axis=1), np.linalg.norm(x, axis=1)),
+        (ops.repeat(x, 2), np.repeat(x, 2)),
+        (ops.pad(x, [[1, 1], [1, 1]], mode="reflect"), np.pad(x, [[1, 1], [1, 1]], mode="reflect")),
+        (ops.flip(x), np.flip(x)),
+        (ops.ceil(np.array([1.2, -1.2])), np.ceil([1.2, -1.2])),
+    ]
+    for got, want in pairs:
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got.numpy(), want)
+    assert ops.arange(5).dtype == mt.int32 and ops.linspace(0, 1, 5).dtype == mt.float32  # Keras 3's dtypes
+    w = np.random.default_rng(0).normal(size=(3, 4))
+    check_gradients(lambda a: ops.dot(a, mt.constant(np.ones((4, 2)))) * ops.take(a, [1, 2], axis=1)[:, :1], [w])
+    check_gradients(
+        lambda a: ops.flip(ops.pad(a, [[1, 1], [2, 0]], mode="reflect"), 1) * ops.tile(a[:1], [1, 2])[0, 0], [w]
+    )
+    check_gradients(lambda a: ops.repeat(a, 2, axis=0) * ops.norm(a), [w])

@@ -33,7 +33,8 @@ logical_and, logical_or, logical_not = mt.logical_and, mt.logical_or, mt.logical
 floor, round, sign = mt.floor, mt.round, mt.sign  # noqa: A001 - Keras 3's names
 mod, floor_divide = mt.floormod, mt.floordiv
 stop_gradient = mt.stop_gradient
-erf = mt.math.erf
+erf, ceil = mt.math.erf, mt.math.ceil
+vectorized_map = mt.vectorized_map
 
 
 def shape(x: Any) -> tuple:
@@ -156,6 +157,67 @@ def binary_crossentropy(target: Any, output: Any, from_logits: bool = False) -> 
     eps = 1e-7
     output = mt.clip_by_value(output, eps, 1 - eps)
     return -(target * mt.math.log(output) + (1 - target) * mt.math.log(1 - output))
+
+
+def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None) -> Any:
+    """numpy's arange: int32 for whole numbers, float32 if any is a float (Keras 3's defaults)."""
+    return mt.range(start, stop, step, dtype=dtype)
+
+
+def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype: Any = None, axis: int = 0) -> Any:
+    if not endpoint:  # num points from start, stepping as if stop were the (num + 1)-th
+        stop = start + (stop - start) * (num - 1) / num
+    values = mt.linspace(start, stop, num, axis=axis)
+    return mt.cast(values, dtype or "float32")
+
+
+def split(x: Any, indices_or_sections: Any, axis: int = 0) -> list:
+    """numpy's split: a number of equal parts, or the indices where a part starts (tf.split takes sizes)."""
+    if isinstance(indices_or_sections, int):
+        return mt.split(x, indices_or_sections, axis=axis)
+    size = mt.convert_to_tensor(x).shape[axis]
+    bounds = [0, *indices_or_sections, size]
+    return mt.split(x, [b - a for a, b in zip(bounds, bounds[1:])], axis=axis)
+
+
+def take(x: Any, indices: Any, axis: int | None = None) -> Any:
+    """Entries of x at `indices` along `axis` (of the flattened x if axis is None)."""
+    return mt.gather(mt.reshape(x, [-1]) if axis is None else x, indices, axis=axis or 0)
+
+
+def dot(x1: Any, x2: Any) -> Any:
+    """numpy's dot: the product over x1's last axis and x2's second-to-last (its only one if 1-D)."""
+    x1, x2 = mt.convert_to_tensor(x1), mt.convert_to_tensor(x2)
+    if x1.ndim == 0 or x2.ndim == 0:
+        return x1 * x2
+    return mt.tensordot(x1, x2, axes=[[x1.ndim - 1], [x2.ndim - 2 if x2.ndim > 1 else 0]])
+
+
+def sort(x: Any, axis: int = -1) -> Any:
+    return mt.sort(x, axis=axis)
+
+
+def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:  # noqa: A002 - Keras 3's name
+    """The 2-norm by default (of all entries if axis is None); `ord` as mt.norm takes it."""
+    return mt.norm(x, ord="euclidean" if ord is None else ord, axis=axis, keepdims=keepdims)
+
+
+def tile(x: Any, repeats: Any) -> Any:
+    return mt.tile(x, repeats)
+
+
+def repeat(x: Any, repeats: Any, axis: int | None = None) -> Any:
+    return mt.repeat(mt.reshape(x, [-1]) if axis is None else x, repeats, axis=axis or 0)
+
+
+def pad(x: Any, pad_width: Any, mode: str = "constant", constant_values: Any = None) -> Any:
+    return mt.pad(x, pad_width, mode=mode.upper(), constant_values=constant_values or 0)
+
+
+def flip(x: Any, axis: Any = None) -> Any:
+    x = mt.convert_to_tensor(x)
+    axes = list(range(x.ndim)) if axis is None else [axis] if isinstance(axis, int) else list(axis)
+    return mt.reverse(x, axes)
 
 
 def cond(*args: Any, **kwargs: Any) -> Any:
