@@ -104,7 +104,9 @@ CELLS = [
     """),
     md("""
     Below the exercise is its solution, in a **collapsed** cell: you see a thin bar or `⋯` instead of the code.
-    Click it to open the solution (try first!). Running the collapsed cell also works.
+    Click it to open the solution (try first!). The solution is a function, `solution_0_1()`: running the cell
+    only defines it (so *Run All* never replaces your own answer); call `solution_0_1()` in a new cell to see it
+    checked.
     """),
     solution("""
     x = mt.Variable(2.0)

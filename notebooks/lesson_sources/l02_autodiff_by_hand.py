@@ -268,9 +268,10 @@ CELLS = [
     md(r"""
     ## Exercises
 
-    **Exercise 2.1.** *Pencil first.* For the neuron $y = \tanh(w x + b)$ at $x = -1.5$, $w = 0.4$, $b = 0.1$,
+    **Exercise 2.1.** *Pencil first.* For the neuron $y = \tanh(w x + b)$ at $x = -1.5$, $w = 0.6$, $b = 0.2$,
     compute $\partial y / \partial w$ and $\partial y / \partial b$ by hand (a calculator for $\tanh$ is fine), the
-    way the table of section 2 does. Put them in `answer` as the list `[dy_dw, dy_db]`.
+    way the table of section 2 does. Put them in `answer` as the list `[dy_dw, dy_db]` (three significant digits
+    are enough).
     """),
     code("""
     answer = ...  # your numbers here, by pencil: [dy_dw, dy_db]
@@ -278,8 +279,8 @@ CELLS = [
     check("2.1", answer)
     """),
     solution("""
-    z = 0.4 * -1.5 + 0.1  # -0.5
-    dy_dz = 1 - math.tanh(z) ** 2  # 0.78645
+    z = 0.6 * -1.5 + 0.2  # -0.7
+    dy_dz = 1 - math.tanh(z) ** 2  # 0.63474
     answer = [dy_dz * -1.5, dy_dz * 1.0]  # dz/dw = x, dz/db = 1
 
     check("2.1", answer)

@@ -24,6 +24,10 @@ CELLS = [
 
     import minitape as mt
     from lesson_tools import check
+
+    # This lesson's errors are about the tape, not about your code: show each as its message alone, one line
+    # (%xmode Context brings the full traceback back).
+    %xmode Minimal
     """),
     md(r"""
     ## 1. A tape answers once

@@ -285,8 +285,8 @@ CELLS = [
     """),
     md("""
     **Exercise 5.3.** A student writes the code below and gets `None`. Where should the line
-    `dy_dx = inner.gradient(y, x)` go? Answer with the letter of the place from the table in section 2 where it
-    *is* now (`"A"`, `"B"` or `"C"`).
+    `dy_dx = inner.gradient(y, x)` go? Answer with the letter of the best place from the table in section 2
+    (`"A"`, `"B"` or `"C"`).
 
     ```python
     with mt.GradientTape() as outer:
@@ -302,7 +302,7 @@ CELLS = [
     check("5.3", answer)
     """),
     solution("""
-    answer = "C"  # after both blocks: the outer tape was no longer recording; move it to place B
+    answer = "B"  # inside the outer block (it records), after the inner one (it need not); now it is in place C
 
     check("5.3", answer)
     """),

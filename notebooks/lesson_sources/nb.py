@@ -1,13 +1,17 @@
 """Small helpers that turn a lesson written as Python (a list of cells) into a clean .ipynb, and run it.
 
 Lessons are generated, then executed top to bottom so that the committed outputs are exactly what
-nbval will compare against. Execution records no timings and no personal metadata. Solution cells run
-(nbval runs them too) but keep no output: the saved notebook must not show the answers.
+nbval will compare against. Execution records no timings and no personal metadata. A solution cell
+defines a function, solution_N_M(), that the cell runs only when the lessons are built or tested (the
+environment variable lesson_tools.checking.RUN_SOLUTIONS; nbval's is set by notebooks/conftest.py): a
+student's "Run All" keeps their own answers. Solutions keep no output: the saved notebook must not show them.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 import textwrap
 from pathlib import Path
 
@@ -17,6 +21,9 @@ from nbclient import NotebookClient
 from minitape.widgets import export
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(NOTEBOOKS))  # lesson_tools, beside the lessons
+from lesson_tools.checking import RUN_SOLUTIONS  # noqa: E402
+
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 
 
@@ -58,14 +65,26 @@ SOLUTION = "solution"  # the tag of a solution cell
 def solution(text: str) -> list[nbformat.NotebookNode]:
     """A one-line pointer and the solution cell, collapsed until the student opens it.
 
-    The cell is saved without outputs (they would show the answer), so nbval must not compare them.
+    The code becomes the body of solution_N_M() (N.M: the exercise it checks), so its names stay its own;
+    the cell runs it only when the lessons are built or tested. It is saved without outputs (they would show
+    the answer), so nbval must not compare them.
     """
+    key = re.search(r'check\("(\d+)\.(\d+)"', text)
+    if key is None:
+        raise ValueError(f'a solution calls check("N.M", ...), and this one does not:\n{text}')
+    name = f"solution_{key[1]}_{key[2]}"
+    body = textwrap.indent(_clean(text), "    ", lambda line: line.strip() != "")
+    source = (
+        f"from lesson_tools import run_solution\n\n\ndef {name}():\n{body}\n\n\n"
+        f"run_solution({name})  # Run All skips it, so your answer stays yours: call {name}() to run it"
+    )
     pointer = md(
         "<details><summary><b>Solution</b> (try first!)</summary>\n\n"
         "The solution is the collapsed code cell just below: click the <code>⋯</code> "
-        "(or the blue bar at its left) to show it, or simply run it.\n</details>"
+        f"(or the blue bar at its left) to show it. To see it checked, run <code>{name}()</code> in a new cell.\n"
+        "</details>"
     )
-    return [pointer, code(text, SOLUTION, "nbval-ignore-output", hidden=True)]
+    return [pointer, code(source, SOLUTION, "nbval-ignore-output", hidden=True)]
 
 
 def is_solution(cell: nbformat.NotebookNode) -> bool:
@@ -96,6 +115,7 @@ def execute(nb: nbformat.NotebookNode, timeout: int = 120) -> nbformat.NotebookN
         record_timing=False,
         resources={"metadata": {"path": str(NOTEBOOKS)}},
     )
+    os.environ[RUN_SOLUTIONS] = "1"  # the kernel inherits it: solution cells run, and must be judged correct
     client.execute()
     nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": _language_info(nb)}
     export.drop_dead_widget_views(nb)  # no widget state is saved: a view would say "model not found"
@@ -139,9 +159,9 @@ def _scrub(output: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 
 def _language_info(nb: nbformat.NotebookNode) -> dict:
-    info = dict(nb.metadata.get("language_info", {}))
-    info.pop("version", None)  # the machine's patch version is not part of the lesson
-    return info
+    """What the kernel reported, version included: JupyterLab writes it on opening, and a lesson saved without it
+    would show as modified (●) before the student changes anything."""
+    return dict(nb.metadata.get("language_info", {}))
 
 
 def write(nb: nbformat.NotebookNode, name: str, folder: Path = NOTEBOOKS) -> Path:

@@ -17,6 +17,6 @@ from lesson_tools import (
     lesson08,
     lesson09,
 )
-from lesson_tools.checking import NotYet, check, exercise, exercise_keys, verdict
+from lesson_tools.checking import NotYet, check, exercise, exercise_keys, run_solution, verdict
 
-__all__ = ["NotYet", "check", "exercise", "exercise_keys", "verdict"]
+__all__ = ["NotYet", "check", "exercise", "exercise_keys", "run_solution", "verdict"]

@@ -8,6 +8,8 @@ says why the answer is wrong. `check` prints that; it never shows a traceback.
 from __future__ import annotations
 
 import inspect
+import os
+import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +22,9 @@ import minitape as mt
 # (2**-23 relative), while a number rounded or typed by hand to 4-6 digits is off by 1e-6 or more.
 RTOL = 1e-6
 NEAR = 1e-2  # off by less than this (relative): the right idea, rounded
+WIDTH = 90  # check() wraps its lines here, on word boundaries: a browser would break them mid-word
+# Set when the lessons are built or tested (build_lessons.py, notebooks/conftest.py): then solutions run.
+RUN_SOLUTIONS = "MINITAPE_LESSONS_RUN_SOLUTIONS"
 
 
 class NotYet(Exception):  # noqa: N818 - a friendly verdict, not an error
@@ -66,7 +71,20 @@ def exercise_keys() -> list[str]:
 
 def check(key: str, answer: Any = Ellipsis, **evidence: Any) -> None:
     """Print friendly feedback on `answer` for exercise `key`; `evidence` is e.g. tape=tape, target=y, sources=x."""
-    print(verdict(key, answer, **evidence))
+    print(wrap(verdict(key, answer, **evidence)))
+
+
+def wrap(text: str) -> str:
+    """Each line of `text` folded at WIDTH characters, between words."""
+    return "\n".join(
+        textwrap.fill(line, WIDTH, break_long_words=False, break_on_hyphens=False) for line in text.splitlines()
+    )
+
+
+def _sentence_case(text: str) -> str:
+    """A capital on the first word, when it is an ordinary word (an identifier like dy_db or f(2) keeps its case)."""
+    first = text.split(" ", 1)[0]
+    return text[0].upper() + text[1:] if first.isalpha() and first.islower() else text
 
 
 def verdict(key: str, answer: Any = Ellipsis, **evidence: Any) -> str:
@@ -81,11 +99,21 @@ def verdict(key: str, answer: Any = Ellipsis, **evidence: Any) -> str:
     try:
         praise = spec.checker(answer, Evidence(key, evidence))
     except NotYet as wrong:
-        return f"Exercise {key}: not yet. {wrong}\nHint: {spec.hint}"
+        return f"Exercise {key}: not yet. {_sentence_case(str(wrong))}\nHint: {spec.hint}"
     except Exception as error:  # a bug the checker did not foresee: say so in one line, never a traceback
         message = str(error).splitlines()[0] if str(error) else ""
         return f"Exercise {key}: checking your answer raised {type(error).__name__}: {message}\nHint: {spec.hint}"
     return f"Exercise {key}: correct! {praise}"
+
+
+def run_solution(solution: Callable[[], None]) -> None:
+    """Run a hidden solution only when the lessons are built or tested: Run All must not replace the student's answer."""
+    if os.environ.get(RUN_SOLUTIONS):
+        solution()
+    else:
+        print(
+            f"The solution did not run (Run All keeps your own answer): call {solution.__name__}() to see it checked."
+        )
 
 
 # ---- not written yet ---------------------------------------------------------------------------------------
@@ -191,8 +219,12 @@ def as_number(value: Any, what: str = "your answer") -> float:
     return float(array.reshape(()))
 
 
-def _show(array: np.ndarray) -> str:
-    return f"{float(array):.7g}" if array.size == 1 else str(np.round(array, 6).tolist())
+def show(array: Any) -> str:
+    """Numbers to 7 significant digits (%g): a tiny value stays readable, not rounded to 0.0."""
+    array = np.asarray(array, dtype=np.float64)
+    if array.size == 1:
+        return f"{float(array.reshape(())):.7g}"
+    return str(np.vectorize(lambda v: float(f"{v:.7g}"), otypes=[object])(array).tolist())
 
 
 def expect_close(value: Any, expected: Any, what: str = "your answer", rtol: float = RTOL) -> None:
@@ -206,10 +238,10 @@ def expect_close(value: Any, expected: Any, what: str = "your answer", rtol: flo
         return
     if error <= NEAR * scale:
         raise NotYet(
-            f"{what} is {_show(got)}: close, but off by {error:.1e}, more than float32 rounding explains. Was it "
+            f"{what} is {show(got)}: close, but off by {error:.1e}, more than float32 rounding explains. Was it "
             "rounded or copied by hand? Give the value your code computed (the tensor itself)."
         )
-    raise NotYet(f"{what} is {_show(got)}, which is not the right value.")
+    raise NotYet(f"{what} is {show(got)}, which is not the right value.")
 
 
 def items(answer: Any, count: int, what: str) -> list:
@@ -287,6 +319,5 @@ def expect_gradient(value: Any, expected: Any, what: str, evidence: Evidence, na
     cut = [r for r in reasons or [] if not r.connected and (only is None or r.source in only)]
     if cut:
         raise NotYet(
-            f"{what} has the right value, but your tape gives no gradient for it (typed by hand?). "
-            + _sentence(cut[0])
+            f"{what} has the right value, but your tape gives no gradient for it (typed by hand?). " + _sentence(cut[0])
         )

@@ -14,6 +14,7 @@ from lesson_tools.checking import (
     expect_function,
     expect_gradient,
     items,
+    show,
 )
 
 
@@ -43,6 +44,8 @@ def _differences(fn: object, name: str, h: float) -> np.ndarray:
 @exercise("1.1", "for each i, add h to w[i] only (copy w first!), evaluate f, subtract f(w), divide by h.")
 def forward_difference(fn: object, evidence: Evidence) -> str:
     got = _differences(fn, "forward_difference", 1e-7)
+    if np.allclose(got, _PROBE_GRAD * 1e-7, rtol=1e-2):
+        raise NotYet(f"forward_difference(f, w, 1e-7) is {show(got)}: about h times too small. Did you divide by h?")
     # a finite difference is an approximation: its own truncation and rounding errors set the tolerance
     expect_close(got, _PROBE_GRAD, "forward_difference(f, w, 1e-7)", rtol=1e-5)
     return "With h = 1e-7 it is good to about 6 digits, and it needed 4 evaluations of f for 3 parameters."
@@ -72,7 +75,7 @@ def central_difference(fn: object, evidence: Evidence) -> str:
     got = _differences(fn, "central_difference", 1e-5)
     error = float(np.max(np.abs(got - _PROBE_GRAD)))
     if error > 1e-3:
-        raise NotYet(f"central_difference(f, w, 1e-5) is {np.round(got, 6).tolist()}, which is not the gradient.")
+        raise NotYet(f"central_difference(f, w, 1e-5) is {show(got)}, which is not the gradient.")
     if error > 1e-8:
         raise NotYet(
             f"at h = 1e-5 its largest error is {error:.1e}, the size a one-sided (forward) difference has; "

@@ -31,12 +31,20 @@ def second_derivative(answer: object, evidence: Evidence) -> str:
 )
 def hessian(answer: object, evidence: Evidence) -> str:
     if answer is not None and answer is not Ellipsis and as_array(answer, "your Hessian").shape == (2,):
-        raise NotYet("your answer has shape (2,): that is the gradient. The Hessian is its jacobian, shape (2, 2).")
+        got = as_array(answer)
+        if np.allclose(got, [6.0 + 4.0, 4.0 + 2.0], rtol=1e-4):
+            raise NotYet(
+                "your answer is the Hessian's two rows added up: that is what outer.gradient gives for a vector "
+                "target (the gradient of the sum of its entries). For one row per entry, ask outer.jacobian."
+            )
+        if np.allclose(got, [3.0 + 4.0, 4.0], rtol=1e-4):
+            raise NotYet("your answer is the gradient of g, shape (2,). The Hessian is its jacobian, shape (2, 2).")
+        raise NotYet("your answer has shape (2,), a vector; the Hessian is a matrix, shape (2, 2).")
     expect_gradient(answer, [[6.0, 4.0], [4.0, 2.0]], "your Hessian", evidence, ("x",))
     return "H = [[6 x0, 2 x1], [2 x1, 2 x0]]: symmetric, as every Hessian of a smooth function."
 
 
-@exercise("5.3", "is the outer tape still recording when the line runs? Look at the indentation.")
+@exercise("5.3", "which tape must be recording when the line runs, and which need not? Look at the indentation.")
 def place(answer: object, evidence: Evidence) -> str:
     if answer is Ellipsis:
         raise not_written("answer")
@@ -45,6 +53,14 @@ def place(answer: object, evidence: Evidence) -> str:
     letter = answer.strip().upper()
     if letter not in {"A", "B", "C"}:
         raise NotYet(f"answer with one letter, 'A', 'B' or 'C', not {answer!r}.")
-    if letter != "C":
-        raise NotYet(f"in place {letter} the second derivative would work, but this code gets None.")
-    return "It runs after both blocks (place C); indent it once, into the outer block (place B)."
+    if letter == "C":
+        raise NotYet(
+            "place C is where the line is now, after both blocks: the outer tape has stopped recording there, so "
+            "it never sees the ops that compute the first derivative. Move it to where the outer tape still records."
+        )
+    if letter == "A":
+        raise NotYet(
+            "in place A the second derivative works, but the inner tape then records its own backward ops too "
+            "(section 2 measured what that costs): there is a place where only the outer tape records."
+        )
+    return "Place B: after the inner block, inside the outer one. Now it runs after both blocks (place C)."

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 import minitape as mt
-from lesson_tools.checking import NotYet, as_number, describe, exercise, expect_function, not_written
+from lesson_tools.checking import NotYet, as_number, describe, exercise, expect_function, not_written, show
 
 
 def _value_and_gradient(fn: object, name: str, x: float, scale: float = 1.0) -> tuple[float, object]:
@@ -26,6 +28,11 @@ def _value_and_gradient(fn: object, name: str, x: float, scale: float = 1.0) -> 
             raise NotYet(f"calling {name}(x) raised {type(error).__name__}: {first}") from None
         if out is None:
             raise NotYet(f"{name}(x) returned None: end it with `return` and a tensor.")
+        if isinstance(out, tuple) and len(out) == 2 and callable(out[1]):
+            raise NotYet(
+                f"{name}(x) returned the pair (value, grad function) itself: without @mt.custom_gradient on the line "
+                f"above `def {name}`, nothing uses your grad. Add the decorator."
+            )
         if not hasattr(out, "numpy"):
             raise NotYet(f"{name}(x) returned {describe(out)}: return a tensor computed from x with mt ops.")
         y = scale * out
@@ -52,19 +59,43 @@ def partial_stop(fn: object, evidence: object) -> str:
     return "Value x³, gradient x²: the tape only sees the factor that was not stopped."
 
 
+# (x, upstream): x and the upstream gradient each inside and outside [-1, 1], and negative
+_CLIP_CASES = [(3.0, 5.0), (0.5, 0.25), (-2.0, -4.0), (-0.5, 3.0), (2.0, -0.5)]
+
+
 @exercise("7.2", "inside, define grad(upstream) returning mt.clip_by_value(upstream, -1.0, 1.0); return (x, grad).")
 def clip(fn: object, evidence: object) -> str:
-    value, grad = _value_and_gradient(fn, "clip_gradient", 3.0, scale=5.0)
-    if abs(value - 15.0) > 1e-5:
-        raise NotYet(f"5 * clip_gradient(3) is {value:g}; the value should pass unchanged (15).")
-    if grad is None:
-        raise NotYet("the gradient through clip_gradient is None: your grad function must return the clipped upstream.")
-    g = as_number(grad, "the gradient of 5 * clip_gradient(x)")
-    if abs(g - 5.0) < 1e-6:
-        raise NotYet("the gradient of 5 * clip_gradient(x) is 5: the upstream gradient was not clipped to [-1, 1].")
-    if abs(g - 1.0) > 1e-6:
-        raise NotYet(f"the gradient of 5 * clip_gradient(x) is {g:g}, not the clipped 1.")
-    return "The upstream gradient 5 was clipped to 1 on its way back."
+    got = []
+    for x, upstream in _CLIP_CASES:
+        shown = f"{upstream:g} * clip_gradient(x) at x = {x:g}"
+        value, grad = _value_and_gradient(fn, "clip_gradient", x, scale=upstream)
+        if abs(value - upstream * x) > 1e-5:
+            raise NotYet(f"{shown} is {value:g}; the value should pass unchanged ({upstream * x:g}).")
+        if grad is None:
+            raise NotYet(
+                "the gradient through clip_gradient is None: your grad function must return the clipped upstream."
+            )
+        got.append(as_number(grad, f"the gradient of {shown}"))
+    xs, upstreams = (np.array(column) for column in zip(*_CLIP_CASES))
+    if np.allclose(got, np.clip(upstreams, -1.0, 1.0), atol=1e-6):
+        return "Every upstream gradient came back clipped to [-1, 1], and the values passed unchanged."
+    if np.allclose(got, upstreams, atol=1e-6):
+        raise NotYet("the gradient is the upstream gradient unchanged: it was not clipped to [-1, 1].")
+    if np.allclose(got, np.clip(xs, -1.0, 1.0), atol=1e-6):
+        raise NotYet(
+            "your grad clips x, the function's input; what comes back should be the upstream gradient, clipped."
+        )
+    if np.allclose(got, got[0], atol=1e-6):
+        raise NotYet(
+            f"the gradient is {got[0]:g} whatever the upstream gradient is (tried {show(upstreams)}): grad should "
+            "return what it receives, clipped."
+        )
+    wrong = next(i for i, g in enumerate(got) if abs(g - np.clip(upstreams[i], -1.0, 1.0)) > 1e-6)
+    x, upstream = _CLIP_CASES[wrong]
+    raise NotYet(
+        f"the gradient of {upstream:g} * clip_gradient(x) at x = {x:g} is {got[wrong]:g}, not the upstream {upstream:g} "
+        "clipped to [-1, 1]."
+    )
 
 
 @exercise("7.3", "the message names the op that produced the NaN and the forward op whose gradient it was computing.")

@@ -23,8 +23,10 @@ def dense_variables(answer: object, evidence: object) -> str:
     variables, numbers = (int(c) for c in counts)
     if variables != 2:
         raise NotYet(f"{variables} variable(s)? Look at layer.trainable_variables.")
+    if numbers == 12:
+        raise NotYet("12 numbers is the kernel alone: every trainable variable counts.")
     if numbers != 15:
-        raise NotYet(f"{numbers} numbers? The kernel is 4 x 3 and the bias has 3 entries.")
+        raise NotYet(f"{numbers} numbers? Add up the sizes of all the layer's trainable variables.")
     return "Two variables, kernel (4, 3) and bias (3,): 12 + 3 = 15 numbers."
 
 
@@ -44,9 +46,10 @@ def _tiny_model() -> object:
     return model
 
 
-def _reference_step(model: object, x: np.ndarray, y: np.ndarray, learning_rate: float) -> float:
+def _reference_step(model: object, x: np.ndarray, y: np.ndarray, learning_rate: float, reduce=mt.reduce_mean) -> float:
+    """One step of gradient descent on the mean (or, for the slips, `reduce`) of the squared errors."""
     with mt.GradientTape() as tape:
-        loss = mt.reduce_mean(mt.square(model(x) - y))
+        loss = reduce(mt.square(model(x) - y))
     for variable, gradient in zip(model.trainable_variables, tape.gradient(loss, model.trainable_variables)):
         variable.assign_sub(learning_rate * gradient)
     return float(loss)
@@ -64,20 +67,39 @@ def sgd(fn: object, evidence: object) -> str:
         )
     x = np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.5]], dtype="float32")
     y = np.array([[1.0], [0.0], [2.0]], dtype="float32")
-    yours, reference = _tiny_model(), _tiny_model()
+    yours = _tiny_model()
     losses = []
     for _ in range(3):
-        loss = call(fn, (yours, x, y, 0.05), "sgd_step(model, x, y, 0.05)")
+        try:
+            loss = call(fn, (yours, x, y, 0.05), "sgd_step(model, x, y, 0.05)")
+        except NotYet as error:
+            if "NoneType" in str(error):  # learning_rate * None: tape.gradient found no path to the variables
+                raise NotYet(
+                    f"a gradient is None (so {error}): the tape recorded no path from the loss to the variables. "
+                    "Is the loss computed inside `with mt.GradientTape() as tape:`?"
+                ) from None
+            raise
         if loss is None:
             raise NotYet("sgd_step returned None: return the loss.")
         losses.append(as_number(loss, "the loss your sgd_step returned"))
-        _reference_step(reference, x, y, 0.05)
-    before = _tiny_model().get_weights()
-    if all(np.array_equal(a, b) for a, b in zip(yours.get_weights(), before)):
+    weights = yours.get_weights()
+    if all(np.array_equal(a, b) for a, b in zip(weights, _tiny_model().get_weights())):
         raise NotYet("after 3 steps the weights have not changed: update each variable with assign_sub.")
-    for a, b in zip(yours.get_weights(), reference.get_weights()):
-        if not np.allclose(a, b, atol=1e-5):
-            raise NotYet("after 3 steps the weights differ from plain gradient descent on the mean squared error.")
+
+    def same_as(learning_rate: float, reduce=mt.reduce_mean) -> bool:
+        reference = _tiny_model()
+        for _ in range(3):
+            _reference_step(reference, x, y, learning_rate, reduce)
+        return all(np.allclose(a, b, atol=1e-5) for a, b in zip(weights, reference.get_weights()))
+
+    if same_as(-0.05):
+        raise NotYet("after 3 steps the weights moved up the gradient, so the loss grows: subtract the step, not add.")
+    if same_as(0.05, mt.reduce_sum):
+        raise NotYet(
+            "your steps follow the sum of the squared errors; this exercise's loss is their mean (mt.reduce_mean)."
+        )
+    if not same_as(0.05):
+        raise NotYet("after 3 steps the weights differ from plain gradient descent on the mean squared error.")
     if not losses[2] < losses[0]:
         raise NotYet("the loss did not go down over 3 steps.")
     return f"3 steps of gradient descent: the loss went from {losses[0]:.3f} to {losses[2]:.3f}."

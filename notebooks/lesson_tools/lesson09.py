@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lesson_tools.checking import Evidence, NotYet, as_array, exercise, expect_close, expect_gradient
+from lesson_tools.checking import Evidence, NotYet, as_array, exercise, expect_close, expect_gradient, tape_reasons
 
 TAPE = ("tape", "target", "sources")
 
@@ -17,6 +17,11 @@ def directional(answer: object, evidence: Evidence) -> str:
         raise NotYet(
             "acc.jvp(h) is None: the accumulator did not follow h back to x. Forward mode's way of watching is the "
             "primal: compute h inside `with mt.autodiff.ForwardAccumulator(x, u) as acc:`, from that same x."
+        )
+    if answer is not Ellipsis and np.allclose(as_array(answer, "your directional derivative"), u):
+        raise NotYet(
+            "your answer is u itself, the tangent you gave x: acc.jvp(x) hands it back. Ask for the tangent of the "
+            "output, acc.jvp(h)."
         )
     if answer is not Ellipsis and as_array(answer, "your directional derivative").shape == (3,):
         raise NotYet("your answer has 3 entries: the directional derivative ∇h(x)·u is a single number (reduce_sum).")
@@ -46,9 +51,10 @@ def vjp(answer: object, evidence: Evidence) -> str:
     names=("x",),
 )
 def hvp(answer: object, evidence: Evidence) -> str:
-    if answer is None and evidence.get("tape") is not None:
+    reasons = tape_reasons(evidence, ("x",))
+    if answer is None and evidence.get("tape") is not None and not all(r.connected for r in reasons or [None]):
         expect_gradient(None, None, "your Hessian-vector product", evidence, ("x",))
-    if answer is None:
+    if answer is None:  # the tape is fine (or not passed): g was computed outside the accumulator
         raise NotYet(
             "acc.jvp(g) is None: g carries no tangent. Compute the tape and g = tape.gradient(f, x) inside "
             "`with mt.autodiff.ForwardAccumulator(x, v) as acc:`, from that same x."
