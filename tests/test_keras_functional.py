@@ -224,3 +224,20 @@ def test_metrics_per_output_need_named_outputs():
 
     with pytest.raises(ValueError, match="metrics per output .* need a functional model"):
         Subclassed().compile("sgd", loss="mse", metrics={"dense": ["mae"]})
+
+
+def test_a_sequential_with_a_known_input_shape_is_a_graph_for_feature_extraction():
+    # the Keras 3 sequential guide: keras.Model(inputs=s.inputs, outputs=[layer.output for layer in s.layers])
+    s = keras.Sequential([keras.Input((8,)), keras.layers.Dense(4, activation="relu"), keras.layers.Dense(2)])
+    assert [tuple(layer.output.shape) for layer in s.layers] == [(None, 4), (None, 2)]
+    assert len(s.inputs) == 1 and s.output is s.layers[-1].output
+    extractor = keras.Model(inputs=s.inputs, outputs=[layer.output for layer in s.layers])
+    x = np.random.default_rng(0).normal(size=(3, 8)).astype(np.float32)
+    features = extractor(x)
+    assert [tuple(f.shape) for f in features] == [(3, 4), (3, 2)]
+    np.testing.assert_allclose(features[-1].numpy(), s(x).numpy(), rtol=1e-6)  # the same layers, the same weights
+    assert tuple(keras.Sequential([keras.layers.Dense(3, input_shape=(5,))]).output.shape) == (None, 3)
+    s.pop()
+    assert tuple(s.output.shape) == (None, 4)
+    with pytest.raises(AttributeError, match="no output yet: start it with keras.Input"):
+        _ = keras.Sequential([keras.layers.Dense(3)]).output

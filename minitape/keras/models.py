@@ -421,6 +421,7 @@ class Sequential(Model):
     def __init__(self, layers: list | None = None, name: str | None = None, **kwargs: Any) -> None:
         super().__init__(name=name, **kwargs)
         self._stack: list[Layer] = []
+        self._symbolic: list[symbolic.KerasTensor] = []  # the input, then each layer's output (input shape known)
         for layer in layers or []:
             self.add(layer)
 
@@ -440,11 +441,47 @@ class Sequential(Model):
         if self._input_shape_arg is not None:  # known input shape: build the new layer now, as Keras does
             self.built = False
             self.build(self._input_shape_arg)
+            self._extend_graph()
+
+    def _extend_graph(self) -> None:
+        """With its input shape known, a Sequential is a functional graph too, as in Keras 3: each layer gets its
+        symbolic `.input` and `.output`, and the model `inputs`/`outputs`, for feature extraction."""
+        if not self._symbolic:
+            given = getattr(self, "_pending_input", None)
+            self._symbolic.append(given if given is not None else Input(batch_shape=self._input_shape_arg))
+        for layer in self._stack[len(self._symbolic) - 1 :]:
+            self._symbolic.append(layer(self._symbolic[-1]))
 
     def pop(self) -> Layer:
         if not self._stack:
             raise TypeError("There are no layers in the model.")
+        del self._symbolic[len(self._stack) :]  # the popped layer's output is no longer the model's
         return self._stack.pop()
+
+    @property
+    def inputs(self) -> list:
+        return self._symbolic[:1]
+
+    @property
+    def outputs(self) -> list:
+        return self._symbolic[-1:] if len(self._symbolic) > 1 else []
+
+    @property
+    def input(self) -> Any:
+        """The symbolic input, once the input shape is known (keras.Input first, or input_shape=)."""
+        return self._symbolic_end(0, "input")
+
+    @property
+    def output(self) -> Any:
+        return self._symbolic_end(-1, "output")
+
+    def _symbolic_end(self, index: int, what: str) -> Any:
+        if len(self._symbolic) < 2:
+            raise AttributeError(
+                f'Sequential model "{self.name}" has no {what} yet: start it with keras.Input(shape) (or give its '
+                "first layer input_shape=) so its shape is known"
+            )
+        return self._symbolic[index]
 
     @property
     def layers(self) -> list[Layer]:
