@@ -9,6 +9,7 @@ import minitape as mt
 from minitape.test_util import check_gradients
 
 ops = mt.keras.ops
+keras = mt.keras
 X = np.array([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]], "float32")
 
 
@@ -77,3 +78,33 @@ def test_numpy_style_array_ops_match_numpy_and_carry_gradients():
         lambda a: ops.flip(ops.pad(a, [[1, 1], [2, 0]], mode="reflect"), 1) * ops.tile(a[:1], [1, 2])[0, 0], [w]
     )
     check_gradients(lambda a: ops.repeat(a, 2, axis=0) * ops.norm(a), [w])
+
+
+def test_keras_random_draws_reproducibly_from_an_int_seed_or_a_seed_generator():
+    kr = keras.random
+    assert kr.normal((2, 3), seed=1).numpy().tolist() == kr.normal((2, 3), seed=1).numpy().tolist()  # an int: same
+    stream = kr.SeedGenerator(3)
+    first, second = kr.uniform((4,), seed=stream), kr.uniform((4,), seed=stream)
+    assert first.dtype == mt.float32 and not np.array_equal(first.numpy(), second.numpy())  # a generator: new draws
+    again = kr.SeedGenerator(3)
+    np.testing.assert_array_equal(kr.uniform((4,), seed=again).numpy(), first.numpy())
+    ints = kr.randint((50,), 0, 3, seed=2)
+    assert ints.dtype == mt.int32 and set(ints.numpy().tolist()) <= {0, 1, 2}
+    dropped = kr.dropout(mt.ones((200,)), 0.5, seed=1).numpy()
+    assert set(np.unique(dropped).tolist()) == {0.0, 2.0}  # kept entries scaled by 1 / (1 - rate)
+    assert sorted(kr.shuffle(mt.range(6), seed=1).numpy().tolist()) == list(range(6))
+    assert set(kr.categorical(mt.constant([[0.0, 30.0, 0.0]]), 5, seed=1).numpy().ravel().tolist()) == {1}
+    with pytest.raises(ValueError, match="seed must be an int, a keras.random.SeedGenerator or None"):
+        kr.normal((2,), seed="x")
+    with pytest.raises(AttributeError, match="minitape has no keras.random.beta"):
+        _ = kr.beta
+
+
+def test_global_pooling_over_the_steps_of_a_sequence_and_utilities_left_out():
+    x = np.arange(12.0, dtype=np.float32).reshape(1, 4, 3)
+    np.testing.assert_allclose(keras.layers.GlobalAveragePooling1D()(x).numpy(), x.mean(axis=1))
+    assert keras.layers.GlobalMaxPooling1D(keepdims=True)(x).numpy().tolist() == [[[9.0, 10.0, 11.0]]]
+    with pytest.raises(ValueError, match=r"3-D input \(batch, steps, features\)"):
+        keras.layers.GlobalAveragePooling1D()(np.ones((2, 3)))
+    with pytest.raises(AttributeError, match="no keras.utils.plot_model: there is no model plot; print model.summary"):
+        _ = keras.utils.plot_model

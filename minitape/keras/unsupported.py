@@ -15,6 +15,14 @@ _INSTEAD: dict[str, str] = {
     "keras.preprocessing": "prepare the data with numpy (or mt.image) before fit",
     "keras.applications": "there are no pretrained models; build the network from keras.layers",
     "keras.export": _SAVE,
+    # keras.utils.*
+    "keras.utils.plot_model": (
+        "there is no model plot; print model.summary(), or draw a recorded tape with minitape.widgets.TapeView"
+    ),
+    "keras.utils.model_to_dot": "there is no model plot; print model.summary()",
+    "keras.utils.array_to_img": "show the array with matplotlib: plt.imshow(array)",
+    "keras.utils.img_to_array": "images are numpy arrays already: np.asarray(image, 'float32')",
+    "keras.utils.load_img": "read images with Pillow or matplotlib, then convert with np.asarray",
     # keras.models.* / model methods
     "keras.models.load_model": _SAVE,
     "keras.models.save_model": _SAVE,

@@ -33,3 +33,10 @@ def to_categorical(x: Any, num_classes: int | None = None) -> Any:
     if labels.size and (labels.min() < 0 or labels.max() >= n):
         raise ValueError(f"to_categorical: labels must be in [0, {n}), got values {labels.min()} to {labels.max()}")
     return np.eye(n)[labels]
+
+
+def __getattr__(name: str) -> Any:
+    """A Keras utility minitape leaves out: an error saying so and what to use instead."""
+    from minitape.keras.unsupported import missing
+
+    raise missing("keras.utils", name)

@@ -230,6 +230,7 @@ class _GlobalPooling2D(Layer):
     """(batch, height, width, channels) -> (batch, channels): each channel reduced over the image by `reduce`."""
 
     reduce: Any = None
+    axes = (1, 2)
 
     def __init__(self, data_format: str | None = None, keepdims: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -243,7 +244,7 @@ class _GlobalPooling2D(Layer):
         check_image(self, shape)
 
     def call(self, inputs: Any) -> Any:
-        return type(self).reduce(inputs, axis=(1, 2), keepdims=self.keepdims)
+        return type(self).reduce(inputs, axis=self.axes, keepdims=self.keepdims)
 
 
 class GlobalAveragePooling2D(_GlobalPooling2D):
@@ -258,6 +259,31 @@ class GlobalMaxPooling2D(_GlobalPooling2D):
     reduce = staticmethod(reduce_max)
 
 
+class _GlobalPooling1D(_GlobalPooling2D):
+    """(batch, steps, features) -> (batch, features): each feature reduced over the steps."""
+
+    axes = (1,)
+
+    def check_input(self, shape: tuple) -> None:
+        if len(shape) != 3:
+            raise incompatible(
+                self, shape, "a 3-D input (batch, steps, features)", "Add the features axis: x[..., None]."
+            )
+
+
+class GlobalAveragePooling1D(_GlobalPooling1D):
+    """Each feature's mean over the steps of a sequence."""
+
+    reduce = staticmethod(reduce_mean)
+
+
+class GlobalMaxPooling1D(_GlobalPooling1D):
+    """Each feature's maximum over the steps of a sequence."""
+
+    reduce = staticmethod(reduce_max)
+
+
 AvgPool2D = AveragePooling2D
 GlobalAvgPool2D = GlobalAveragePooling2D
 GlobalMaxPool2D = GlobalMaxPooling2D
+GlobalAvgPool1D, GlobalMaxPool1D = GlobalAveragePooling1D, GlobalMaxPooling1D
