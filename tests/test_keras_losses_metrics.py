@@ -582,3 +582,29 @@ def test_losses_of_lists_and_float64_arrays_are_float32_as_in_keras_3():
         keras.losses.MeanSquaredError()(mt.constant([1.0], mt.float64), mt.constant([2.0], mt.float64)).dtype
         == mt.float64
     )
+
+
+def test_a_metric_subclass_makes_its_state_after_super_init_as_in_keras_3():
+    # the Keras 3 guide's CategoricalTruePositives: reset_state reads state made after super().__init__()
+    class TruePositives(keras.metrics.Metric):
+        def __init__(self) -> None:
+            super().__init__(name="true_positives")
+            self.hits = self.add_variable(shape=(), name="hits", initializer="zeros")
+
+        def update_state(self, y_true, y_pred, sample_weight=None):
+            self.hits.assign_add(mt.reduce_sum(mt.cast(mt.equal(y_true, y_pred), "float32")))
+
+        def result(self):
+            return self.hits
+
+        def reset_state(self):
+            self.hits.assign(0.0)
+
+    metric = TruePositives()
+    metric.update_state(mt.constant([1, 0, 1]), mt.constant([1, 1, 1]))
+    assert float(metric.result()) == 2.0 and metric.hits.name == "true_positives/hits:0"
+    metric.reset_state()
+    assert float(metric.result()) == 0.0
+    r2 = keras.metrics.R2Score()  # a built-in whose own reset_state makes its state
+    r2.update_state(np.array([[1.0], [2.0], [3.0]]), np.array([[1.0], [2.0], [4.0]]))
+    assert float(r2.result()) == pytest.approx(0.5)

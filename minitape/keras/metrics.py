@@ -25,7 +25,7 @@ class Metric:
         self.name = name or _snake(type(self).__name__)
         self.dtype = dtype or "float32"
         self._state: list[tuple[Variable, np.ndarray]] = []  # (variable, initial value)
-        self.reset_state()
+        Metric.reset_state(self)  # not a subclass's own: its state is made after this, in its __init__ (Keras 3)
 
     def add_weight(
         self, name: Any = None, shape: Any = (), initializer: Any = "zeros", dtype: Any = None, **kwargs: Any
@@ -40,6 +40,12 @@ class Metric:
             variable = Variable(value, trainable=False, name=name or "variable", dtype=dtype or self.dtype)
         self._state.append((variable, value))
         return variable
+
+    def add_variable(
+        self, shape: Any, initializer: Any, dtype: Any = None, aggregation: str = "sum", name: str | None = None
+    ) -> Variable:
+        """Keras 3's other name for `add_weight`, with the shape first."""
+        return self.add_weight(name=name, shape=shape, initializer=initializer, dtype=dtype)
 
     @property
     def variables(self) -> list[Variable]:
@@ -369,6 +375,7 @@ class R2Score(Metric):
             raise ValueError(f"R2Score: num_regressors must be >= 0, got {num_regressors!r}")
         self.class_aggregation, self.num_regressors = class_aggregation, int(num_regressors)
         super().__init__(name, dtype)
+        self.reset_state()
 
     def reset_state(self) -> None:
         super().reset_state()
