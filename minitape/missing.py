@@ -73,9 +73,9 @@ LINALG = {
     "LinearOperator": "there are no linear operators: use dense matrices",
 }
 
-_ONLY_2D = "only 2-D convolution (mt.nn.conv2d) and 1-D or 2-D pooling: reshape the data to fit them"
+_ONLY_2D = "only 1-D and 2-D convolution (mt.nn.conv1d, mt.nn.conv2d) and pooling: reshape the data to fit them"
 NN = {
-    **dict.fromkeys(("conv1d", "conv1d_transpose"), "use mt.nn.conv2d on x[:, None] (a height of 1)"),
+    "conv1d_transpose": "use mt.nn.conv2d_transpose on x[:, None] (a height of 1)",
     **dict.fromkeys(
         ("conv3d", "conv3d_transpose", "max_pool3d", "avg_pool3d", "convolution", "conv_transpose", "pool"), _ONLY_2D
     ),

@@ -19,6 +19,7 @@ from minitape.ops.conv_ops import (  # noqa: F401
     avg_pool,
     avg_pool1d,
     avg_pool2d,
+    conv1d,
     conv2d,
     conv2d_transpose,
     max_pool,

@@ -19,7 +19,7 @@ import numpy as np
 
 from minitape.errors import InvalidArgumentError
 from minitape.opdef import defop
-from minitape.ops.array_ops import reshape, slice_grad, transpose
+from minitape.ops.array_ops import expand_dims, reshape, slice_grad, squeeze, transpose
 from minitape.tensor import Tensor, TensorLike
 
 
@@ -293,6 +293,24 @@ def conv2d(input, filters, strides=1, padding="VALID", data_format="NHWC", dilat
     if dilations is not None:
         filters = _dilate(filters, _pair(dilations, "conv2d: dilations"))
     return conv2d_op(input, filters, strides=_pair(strides, "strides"), padding=_padding(padding, "conv2d"))
+
+
+def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, name=None):
+    """1-D convolution of NWC `input` (batch, width, channels) with (k, in, out) `filters`: conv2d on an image of
+    height 1 (a size-1 axis inserted in both), so its gradients of every order are conv2d's."""
+    if data_format not in ("NWC", None):
+        raise NotImplementedError(f"conv1d: data_format {data_format!r} is not supported; minitape uses NWC")
+    from minitape.convert import convert_to_tensor
+
+    x, w = convert_to_tensor(input), convert_to_tensor(filters)
+    if len(x.shape) != 3 or len(w.shape) != 3:
+        raise InvalidArgumentError(
+            f"conv1d needs a 3-D input (batch, width, channels) and 3-D filters (width, in_channels, out_channels), "
+            f"got input {x.shape.as_list()} and filters {w.shape.as_list()}; add a channels axis with x[..., None]"
+        )
+    (s,), (d,) = _window(stride, 1, "conv1d: stride"), _window(1 if dilations is None else dilations, 1, "dilations")
+    image = conv2d(expand_dims(x, 1), expand_dims(w, 0), (1, s), _padding(padding, "conv1d"), dilations=(1, d))
+    return squeeze(image, axis=[1])
 
 
 def _dilate(filters, dilations):
