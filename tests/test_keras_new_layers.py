@@ -165,13 +165,16 @@ def test_relu_options_give_keras_3_values_and_gradients(options, keras_3):
     np.testing.assert_allclose(activation, want, rtol=1e-6, atol=1e-7)
 
 
-def test_relu_refuses_options_keras_3_refuses_and_conv2d_says_dilation_is_missing():
+def test_relu_refuses_options_keras_3_refuses_and_conv2d_says_groups_are_missing():
     for options in ({"threshold": -1.0}, {"max_value": -1.0}, {"negative_slope": -0.1}):
         with pytest.raises(ValueError, match="ReLU: " + next(iter(options))):
             layers.ReLU(**options)
     assert layers.Conv2D(2, 3, dilation_rate=1).dilation_rate == (1, 1)
-    with pytest.raises(NotImplementedError, match=r"dilation_rate=2 .*not supported.*mt.nn.conv2d has no dilations"):
-        layers.Conv2D(2, 3, dilation_rate=2)
+    assert layers.Conv2D(2, 3, dilation_rate=2).dilation_rate == (2, 2)
+    with pytest.raises(NotImplementedError, match=r"Conv2D: groups=2 is not supported.*only groups=1"):
+        layers.Conv2D(2, 3, groups=2)
+    with pytest.raises(ValueError, match=r"Conv2D: strides > 1 together with dilation_rate > 1"):
+        layers.Conv2D(2, 3, strides=2, dilation_rate=2)
 
 
 def test_merge_layers_refuse_mismatched_shapes_and_single_inputs():

@@ -104,7 +104,9 @@ def test_global_pooling_over_the_steps_of_a_sequence_and_utilities_left_out():
     x = np.arange(12.0, dtype=np.float32).reshape(1, 4, 3)
     np.testing.assert_allclose(keras.layers.GlobalAveragePooling1D()(x).numpy(), x.mean(axis=1))
     assert keras.layers.GlobalMaxPooling1D(keepdims=True)(x).numpy().tolist() == [[[9.0, 10.0, 11.0]]]
-    with pytest.raises(ValueError, match=r"3-D input \(batch, steps, features\)"):
+    with pytest.raises(
+        ValueError, match=r"3-D input \(batch, steps, channels\).*add the channels axis: x\[..., None\]"
+    ):
         keras.layers.GlobalAveragePooling1D()(np.ones((2, 3)))
     with pytest.raises(AttributeError, match="no keras.utils.plot_model: there is no model plot; print model.summary"):
         _ = keras.utils.plot_model

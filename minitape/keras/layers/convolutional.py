@@ -1,34 +1,36 @@
-"""Conv2D and the pooling layers on channels-last (NHWC) images, built on the ops of `minitape.ops.conv_ops`.
+"""Conv2D and the pooling layers on channels-last (NHWC) images, built on `mt.nn`'s convolution and pooling.
 
-Average pooling has no op of its own: it is a convolution with a kernel that averages each
-channel's window separately (and, for padding='same', divides by the number of real pixels
-in each window, as TensorFlow does, rather than counting the padding).
+The 1-D layers (`convolutional1d`) are these with `rank = 1`: the same arguments, checks and weights, on
+(batch, steps, channels) sequences through `mt.nn.conv1d` and the 1-D pooling ops.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from minitape.keras import activations
 from minitape.keras.layers.base import Layer, incompatible
-from minitape.nn import conv2d
+from minitape.nn import avg_pool2d, conv2d, max_pool2d
 from minitape.ops.api import reduce_max, reduce_mean
-from minitape.ops.conv_ops import conv2d_backprop_input_op, conv2d_op, max_pool_op
-from minitape.tensor import Tensor
+from minitape.ops.conv_ops import conv2d_backprop_input_op
+
+
+def window(value: Any, what: str, layer: str, rank: int = 2) -> tuple[int, ...]:
+    """`rank` positive ints from an int or a sequence of `rank` of them (Keras' kernel_size, strides, ...)."""
+    sizes = (value,) * rank if isinstance(value, int) else tuple(value)
+    if len(sizes) != rank or not all(isinstance(n, int) and n >= 1 for n in sizes):
+        several = "a pair of them" if rank == 2 else f"a sequence of {rank} of them"
+        raise ValueError(f"{layer}: {what} must be a positive int or {several}, got {value!r}")
+    return sizes
 
 
 def pair(value: Any, what: str, layer: str) -> tuple[int, int]:
-    pair = (value, value) if isinstance(value, int) else tuple(value)
-    if len(pair) != 2 or not all(isinstance(n, int) and n >= 1 for n in pair):
-        raise ValueError(f"{layer}: {what} must be a positive int or a pair of them, got {value!r}")
-    return pair
+    return window(value, what, layer, 2)  # type: ignore[return-value]
 
 
-def _padding(value: str, layer: str) -> str:
-    if not isinstance(value, str) or value.lower() not in ("valid", "same"):
-        raise ValueError(f"{layer}: padding must be 'valid' or 'same', got {value!r}")
+def _padding(value: str, layer: str, allowed: tuple[str, ...] = ("valid", "same")) -> str:
+    if not isinstance(value, str) or value.lower() not in allowed:
+        raise ValueError(f"{layer}: padding must be {' or '.join(map(repr, allowed))}, got {value!r}")
     return value.lower()
 
 
@@ -42,17 +44,42 @@ def check_image(layer: Layer, shape: tuple) -> None:
         )
 
 
+def check_sequence(layer: Layer, shape: tuple) -> None:
+    if len(shape) != 3:
+        raise incompatible(
+            layer,
+            shape,
+            "a 3-D input (batch, steps, channels)",
+            "For a single channel add the channels axis: x[..., None]; for one sequence add the batch axis: x[None].",
+        )
+
+
+def check_rank(layer: Layer, shape: tuple, rank: int) -> None:
+    """A (batch, *rank spatial axes, channels) input, or an error that says how to get one."""
+    (check_image if rank == 2 else check_sequence)(layer, shape)
+
+
+def check_fits(layer: Layer, shape: tuple, span: tuple[int, ...], what: str) -> None:
+    """With padding='valid' every spatial axis must hold at least one window of `span`."""
+    if any(size < n for size, n in zip(shape[1:-1], span)):
+        least = f"images of at least {span[0]}x{span[1]} pixels" if len(span) == 2 else f"at least {span[0]} steps"
+        raise incompatible(layer, shape, f"{least} for padding='valid'", f"Use padding='same' or a smaller {what}.")
+
+
 class Conv2D(Layer):
     """`activation(conv2d(inputs, kernel) + bias)`: `filters` output channels from kernel_size windows."""
+
+    rank = 2
+    paddings: tuple[str, ...] = ("valid", "same")
 
     def __init__(
         self,
         filters: int,
         kernel_size: Any,
-        strides: Any = (1, 1),
+        strides: Any = 1,
         padding: str = "valid",
         data_format: str | None = None,
-        dilation_rate: Any = (1, 1),
+        dilation_rate: Any = 1,
         groups: int = 1,
         activation: Any = None,
         use_bias: bool = True,
@@ -65,21 +92,28 @@ class Conv2D(Layer):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
+        kind = type(self).__name__
         self.kernel_regularizer, self.bias_regularizer = kernel_regularizer, bias_regularizer
         self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
         if data_format not in (None, "channels_last"):
-            raise ValueError(f"Conv2D: only data_format='channels_last' (NHWC) is supported, got {data_format!r}")
-        if pair(dilation_rate, "dilation_rate", "Conv2D") != (1, 1) or groups != 1:
+            raise ValueError(f"{kind}: only data_format='channels_last' is supported, got {data_format!r}")
+        if groups != 1:
             raise NotImplementedError(
-                f"Conv2D: dilation_rate={dilation_rate!r} and groups={groups!r} are not supported by minitape "
-                "(mt.nn.conv2d has no dilations); only dilation_rate=1 and groups=1. For a wider view stack more "
-                "Conv2D layers or add pooling"
+                f"{kind}: groups={groups!r} is not supported by minitape, only groups=1; for grouped channels "
+                "split the input with mt.split, convolve each part with its own layer and mt.concat the results"
             )
-        self.dilation_rate, self.groups = (1, 1), 1
-        self.filters = int(filters)
-        self.kernel_size = pair(kernel_size, "kernel_size", "Conv2D")
-        self.strides = pair(strides, "strides", "Conv2D")
-        self.padding = _padding(padding, "Conv2D")
+        if not isinstance(filters, int) or filters < 1:
+            raise ValueError(f"{kind}: filters must be a positive int, got {filters!r}")
+        self.groups, self.filters = 1, filters
+        self.kernel_size = window(kernel_size, "kernel_size", kind, self.rank)
+        self.strides = window(strides, "strides", kind, self.rank)
+        self.dilation_rate = window(dilation_rate, "dilation_rate", kind, self.rank)
+        if max(self.strides) > 1 and max(self.dilation_rate) > 1:
+            raise ValueError(
+                f"{kind}: strides > 1 together with dilation_rate > 1 is not supported (as in Keras), got "
+                f"strides={self.strides} and dilation_rate={self.dilation_rate}; use one of them, or add pooling"
+            )
+        self.padding = _padding(padding, kind, self.paddings)
         self.activation = activations.get(activation)
         self.use_bias = use_bias
         self.kernel_initializer = kernel_initializer
@@ -87,16 +121,14 @@ class Conv2D(Layer):
 
     def check_input(self, shape: tuple) -> None:
         self.check_channels(shape)
-        if self.padding == "valid" and (shape[1] < self.kernel_size[0] or shape[2] < self.kernel_size[1]):
-            raise incompatible(
-                self,
-                shape,
-                f"images of at least {self.kernel_size[0]}x{self.kernel_size[1]} pixels for padding='valid'",
-                "Use padding='same' or a smaller kernel_size.",
+        if self.padding == "valid":
+            span = tuple((k - 1) * d + 1 for k, d in zip(self.kernel_size, self.dilation_rate))
+            check_fits(
+                self, shape, span, "kernel_size or dilation_rate" if max(self.dilation_rate) > 1 else "kernel_size"
             )
 
     def check_channels(self, shape: tuple) -> None:
-        check_image(self, shape)
+        check_rank(self, shape, self.rank)
         if self.built and self.kernel_shape(shape[-1]) != tuple(self.kernel.shape):
             raise incompatible(
                 self,
@@ -107,7 +139,7 @@ class Conv2D(Layer):
             )
 
     def kernel_shape(self, channels: int) -> tuple:
-        """(kh, kw, input channels, filters): TensorFlow's layout of a convolution's kernel."""
+        """(kh, kw, input channels, filters) ((k, in, filters) in 1-D): TensorFlow's layout of a kernel."""
         return (*self.kernel_size, channels, self.filters)
 
     def build(self, input_shape: tuple) -> None:
@@ -136,12 +168,19 @@ class Conv2D(Layer):
         return self.activation(outputs)
 
     def convolve(self, inputs: Any) -> Any:
-        return conv2d_op(inputs, self.kernel, strides=self.strides, padding=self.padding.upper())
+        return conv2d(inputs, self.kernel, self.strides, self.padding.upper(), dilations=self.dilation_rate)
 
 
 class Conv2DTranspose(Conv2D):
     """The transpose of Conv2D, a learned upsampling: each input pixel spreads a kernel_size patch, `strides`
     apart, so an image grows `strides` times (padding='same'), or to (size - 1) * stride + kernel ('valid')."""
+
+    def __init__(self, filters: int, kernel_size: Any, *args: Any, **kwargs: Any) -> None:
+        super().__init__(filters, kernel_size, *args, **kwargs)
+        if self.dilation_rate != (1, 1):
+            raise NotImplementedError(
+                f"Conv2DTranspose: dilation_rate={self.dilation_rate} is not supported by minitape, only 1"
+            )
 
     def check_input(self, shape: tuple) -> None:
         self.check_channels(shape)  # any image size will do: the transpose only grows it
@@ -167,12 +206,16 @@ class Conv2DTranspose(Conv2D):
         )
 
 
-class _Pooling2D(Layer):
-    """What the pooling layers share: the window, its stride (default: the window) and the padding."""
+class Pooling(Layer):
+    """What the 1-D and 2-D pooling layers share: the window, its stride (default: the window), the padding,
+    and `pool`, the `mt.nn` op that pools."""
+
+    rank = 2
+    pool: Any = None
 
     def __init__(
         self,
-        pool_size: Any = (2, 2),
+        pool_size: Any = 2,
         strides: Any = None,
         padding: str = "valid",
         data_format: str | None = None,
@@ -182,48 +225,33 @@ class _Pooling2D(Layer):
         kind = type(self).__name__
         if data_format not in (None, "channels_last"):
             raise ValueError(f"{kind}: only data_format='channels_last' is supported, got {data_format!r}")
-        self.pool_size = pair(pool_size, "pool_size", kind)
-        self.strides = pair(strides, "strides", kind) if strides is not None else self.pool_size
+        self.pool_size = window(pool_size, "pool_size", kind, self.rank)
+        self.strides = window(strides, "strides", kind, self.rank) if strides is not None else self.pool_size
         self.padding = _padding(padding, kind)
 
     def check_input(self, shape: tuple) -> None:
-        check_image(self, shape)
-        if self.padding == "valid" and (shape[1] < self.pool_size[0] or shape[2] < self.pool_size[1]):
-            raise incompatible(
-                self,
-                shape,
-                f"images of at least {self.pool_size[0]}x{self.pool_size[1]} pixels for padding='valid'",
-                "Use padding='same' or a smaller pool_size.",
-            )
-
-
-class MaxPooling2D(_Pooling2D):
-    """The maximum of each pool_size window, moving by `strides` (default: pool_size)."""
+        check_rank(self, shape, self.rank)
+        if self.padding == "valid":
+            check_fits(self, shape, self.pool_size, "pool_size")
 
     def call(self, inputs: Any) -> Any:
-        return max_pool_op(inputs, ksize=self.pool_size, strides=self.strides, padding=self.padding.upper())
+        return type(self).pool(inputs, self.pool_size, self.strides, self.padding.upper())
+
+
+class MaxPooling2D(Pooling):
+    """The maximum of each pool_size window, moving by `strides` (default: pool_size)."""
+
+    pool = staticmethod(max_pool2d)
 
 
 MaxPool2D = MaxPooling2D
 
 
-class AveragePooling2D(_Pooling2D):
-    """The mean of each pool_size window, moving by `strides` (default: pool_size)."""
+class AveragePooling2D(Pooling):
+    """The mean of each pool_size window, moving by `strides` (default: pool_size); with padding='same' a
+    border window is the mean of the pixels it covers (the padding is not counted), as in TensorFlow."""
 
-    def call(self, inputs: Any) -> Any:
-        channels = int(inputs.shape[-1])
-        dtype = inputs.dtype.as_numpy_dtype
-        kernel = np.zeros((*self.pool_size, channels, channels), dtype=dtype)
-        kernel[:, :, np.arange(channels), np.arange(channels)] = 1.0  # each channel sums its own window
-        padding = self.padding.upper()
-        sums = conv2d(inputs, Tensor(kernel), strides=self.strides, padding=padding)
-        if self.padding == "valid":
-            return sums / float(self.pool_size[0] * self.pool_size[1])
-        ones = Tensor(np.ones((1, *tuple(inputs.shape)[1:3], 1), dtype=dtype))
-        counts = conv2d(
-            ones, Tensor(np.ones((*self.pool_size, 1, 1), dtype=dtype)), strides=self.strides, padding=padding
-        )
-        return sums / counts  # windows at the border hold fewer real pixels: divide by how many
+    pool = staticmethod(avg_pool2d)
 
 
 class _GlobalPooling2D(Layer):
@@ -265,10 +293,7 @@ class _GlobalPooling1D(_GlobalPooling2D):
     axes = (1,)
 
     def check_input(self, shape: tuple) -> None:
-        if len(shape) != 3:
-            raise incompatible(
-                self, shape, "a 3-D input (batch, steps, features)", "Add the features axis: x[..., None]."
-            )
+        check_sequence(self, shape)
 
 
 class GlobalAveragePooling1D(_GlobalPooling1D):
