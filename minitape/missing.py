@@ -160,16 +160,8 @@ LAYERS = {
         ),
         _NO_AUGMENT,
     ),
-    **dict.fromkeys(
-        (
-            "Conv1D",
-            "Conv3D",
-            "MaxPooling1D",
-            "MaxPool1D",
-            "AveragePooling1D",
-        ),
-        "only 2-D convolution and pooling: add an axis, x[:, None], and use Conv2D",
-    ),
+    "Conv3D": "there is no 3-D convolution, only Conv1D and Conv2D: for video apply Conv2D to each frame "
+    "(the frames folded into the batch axis)",
     **dict.fromkeys(
         ("DepthwiseConv2D", "SeparableConv2D"),
         "only Conv2D and Conv2DTranspose: write it as a Conv2D per channel, or use Conv2D",

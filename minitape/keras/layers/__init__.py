@@ -21,6 +21,14 @@ from minitape.keras.layers.convolutional import (
     MaxPool2D,
     MaxPooling2D,
 )
+from minitape.keras.layers.convolutional1d import (
+    AveragePooling1D,
+    AvgPool1D,
+    Conv1D,
+    Convolution1D,
+    MaxPool1D,
+    MaxPooling1D,
+)
 from minitape.keras.layers.core import Activation, Dense, Dropout, Flatten, Lambda, ReLU, Reshape
 from minitape.keras.layers.embedding import Embedding
 from minitape.keras.layers.merging import (
@@ -41,7 +49,16 @@ from minitape.keras.layers.merging import maximum_ as maximum
 from minitape.keras.layers.merging import minimum_ as minimum
 from minitape.keras.layers.normalization import BatchNormalization, LayerNormalization
 from minitape.keras.layers.preprocessing import Normalization, Rescaling
-from minitape.keras.layers.reshaping import Cropping2D, Permute, RepeatVector, UpSampling2D, ZeroPadding2D
+from minitape.keras.layers.reshaping import (
+    Cropping1D,
+    Cropping2D,
+    Permute,
+    RepeatVector,
+    UpSampling1D,
+    UpSampling2D,
+    ZeroPadding1D,
+    ZeroPadding2D,
+)
 from minitape.keras.models import Input, InputLayer
 
 Convolution2D = Conv2D

@@ -1,12 +1,12 @@
-"""Layers that move values without computing new ones: UpSampling2D, ZeroPadding2D, Cropping2D, Permute,
-RepeatVector. Each is built from differentiable ops (repeat, pad, slicing, transpose, tile)."""
+"""Layers that move values without computing new ones: UpSampling, ZeroPadding and Cropping in 1-D and 2-D,
+Permute, RepeatVector. Each is built from differentiable ops (repeat, pad, slicing, transpose, tile)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from minitape.keras.layers.base import Layer, incompatible
-from minitape.keras.layers.convolutional import check_image, pair
+from minitape.keras.layers.convolutional import check_image, check_sequence, pair
 from minitape.ops.api import expand_dims, pad, tile, transpose
 from minitape.ops.shape_ops import repeat
 
@@ -71,6 +71,61 @@ class Cropping2D(Layer):
         (top, bottom), (left, right) = self.cropping
         height, width = tuple(inputs.shape)[1:3]
         return inputs[:, top : height - bottom, left : width - right, :]
+
+
+def _ends(value: Any, what: str, layer: str) -> tuple[int, int]:
+    """(before, after) steps from an int or a pair, as Keras' 1-D padding and cropping read it."""
+    ends = (value, value) if isinstance(value, int) else tuple(value)
+    if len(ends) != 2 or not all(isinstance(n, int) and n >= 0 for n in ends):
+        raise ValueError(f"{layer}: {what} must be an int or a (before, after) pair of ints >= 0, not {value!r}")
+    return ends  # type: ignore[return-value]
+
+
+class UpSampling1D(Layer):
+    """Each step of a (batch, steps, channels) sequence repeated `size` times."""
+
+    def __init__(self, size: int = 2, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if not isinstance(size, int) or size < 1:
+            raise ValueError(f"UpSampling1D: size must be a positive int, not {size!r}")
+        self.size = size
+
+    def check_input(self, shape: tuple) -> None:
+        check_sequence(self, shape)
+
+    def call(self, inputs: Any) -> Any:
+        return repeat(inputs, self.size, axis=1)
+
+
+class ZeroPadding1D(Layer):
+    """Steps of zeros before and after each sequence: padding=1 or (before, after)."""
+
+    def __init__(self, padding: Any = 1, data_format: str | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.padding = _ends(padding, "padding", "ZeroPadding1D")
+
+    def check_input(self, shape: tuple) -> None:
+        check_sequence(self, shape)
+
+    def call(self, inputs: Any) -> Any:
+        return pad(inputs, [[0, 0], list(self.padding), [0, 0]])
+
+
+class Cropping1D(Layer):
+    """Steps cut off the start and end of each sequence: cropping=1 or (start, end)."""
+
+    def __init__(self, cropping: Any = (1, 1), **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.cropping = _ends(cropping, "cropping", "Cropping1D")
+
+    def check_input(self, shape: tuple) -> None:
+        check_sequence(self, shape)
+        if sum(self.cropping) >= shape[1]:
+            raise incompatible(self, shape, f"sequences longer than the crop {self.cropping}")
+
+    def call(self, inputs: Any) -> Any:
+        start, end = self.cropping
+        return inputs[:, start : int(inputs.shape[1]) - end, :]
 
 
 class Permute(Layer):
