@@ -219,6 +219,18 @@ def test_summary_counts_the_parameters_keras_3_counts(capsys):
     assert [w.shape for w in model.get_weights()] == [(5, 8, 16), (16,), (3, 16, 32), (32,), (32, 1), (1,)]
 
 
+def test_a_functional_model_over_sequences_of_any_length():
+    # the text classification guide's shape: token ids of unknown length -> Embedding -> strided valid Conv1D
+    tokens = keras.Input((None,), dtype="int64")
+    h = layers.Embedding(50, 8)(tokens)
+    h = layers.Conv1D(4, 7, strides=3, activation="relu")(h)
+    h = layers.Conv1D(4, 7, strides=3, activation="relu")(h)
+    assert h.shape == (None, None, 4)
+    model = keras.Model(tokens, layers.Dense(1)(layers.GlobalMaxPooling1D()(h)))
+    for steps in (25, 80):
+        assert model(np.zeros((2, steps), dtype=np.int64)).shape == (2, 1)
+
+
 def pattern_data(rng, n: int, steps: int = 24) -> tuple[np.ndarray, np.ndarray]:
     """Noise; in the positives (y = 1) the pattern (2, -2, 2) is hidden at a random place."""
     x = rng.normal(scale=0.3, size=(n, steps, 1))

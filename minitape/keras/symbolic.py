@@ -116,9 +116,17 @@ def any_symbolic(inputs: Any, args: tuple) -> bool:
     return any(isinstance(x, KerasTensor) for x in nest.flatten([inputs, list(args)]))
 
 
+# An unknown size other than the batch's (a sequence's steps, an image's height) becomes one of these: large
+# enough for valid convolutions and pooling to fit, and far enough apart that strides do not merge them.
+FREE_LENGTHS = {2: 64, 3: 97}
+
+
 def _placeholder(kt: KerasTensor, free_size: int) -> Tensor:
-    """A real tensor standing in for `kt`: unknown sizes become `free_size`; ones (zeros for integers)."""
-    shape = tuple(free_size if n is None else n for n in kt.shape)
+    """A real tensor standing in for `kt`: an unknown batch size becomes `free_size`, other unknown sizes
+    `FREE_LENGTHS[free_size]`; ones (zeros for integers)."""
+    shape = tuple(
+        n if n is not None else free_size if i == 0 else FREE_LENGTHS[free_size] for i, n in enumerate(kt.shape)
+    )
     fill = np.ones if kt.dtype.is_floating else np.zeros
     return Tensor(fill(shape, dtype=kt.dtype.as_numpy_dtype))
 
