@@ -271,6 +271,13 @@ def test_a_forward_accumulator_is_viewed_as_one_jvp_per_op():
     assert scene.scene(steps.build(tape, z, [x]))["flows"] == "gradient"
 
 
+def test_the_first_step_counts_the_recorded_ops_in_words_that_agree():
+    x = mt.Variable(2.0, name="x")
+    with mt.GradientTape() as tape:
+        y = x * 3.0
+    assert steps.build(tape, y, [x]).events[0].text[0] == "The tape recorded 1 op. The inputs:"  # was "1 ops"
+
+
 def test_a_source_no_op_read_is_named_in_the_result_not_numbered():
     x, unused = mt.Variable(2.0, name="x"), mt.Variable(1.0, name="unused")
     with mt.GradientTape() as tape:

@@ -382,7 +382,8 @@ class _Builder:
 
     def _start_event(self) -> Event:
         leaves = [n for n in self.nodes if n.kind in ("variable", "watched", "constant")]
-        text = [f"The tape recorded {sum(n.record is not None for n in self.nodes)} ops. The inputs:"]
+        count = sum(n.record is not None for n in self.nodes)
+        text = [f"The tape recorded {count} op{'' if count == 1 else 's'}. The inputs:"]
         for n in leaves:
             what = {"variable": "variable", "watched": "watched tensor", "constant": "constant (not watched)"}[n.kind]
             text.append(f"{n.label if n.kind == 'variable' else n.id}: {what} = {fmt(n.value)}")
