@@ -182,7 +182,7 @@ expm1 = defop("Expm1", np.expm1, lambda op, g: g * (op.z + 1), keep="outputs", f
 erf   = defop("Erf",   _erf,     lambda op, g: g * _TWO_OVER_SQRT_PI * exp(-square(op.x)), keep="inputs", floating=True)
 erfc  = defop("Erfc",  _erfc,    lambda op, g: -g * _TWO_OVER_SQRT_PI * exp(-square(op.x)), keep="inputs",
               floating=True)
-is_inf = defop("IsInf", np.isinf, None, dtype_from=None)
+is_inf = defop("IsInf", np.isinf, None, dtype_from=None, floating=True)
 # fmt: on
 
 
