@@ -38,3 +38,42 @@ def test_ops_without_a_tensorflow_kernel_for_the_dtype_are_refused(call, match):
 
 def test_square_of_uint8_stays_allowed_as_in_tensorflow():
     assert mt.square(mt.constant([3], mt.uint8)).numpy().tolist() == [9]  # TF: uint8 [9]
+
+
+# ---- reductions -----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        # TF: "Invalid reduction arguments: Axes contains duplicate dimension: 0"; numpy's set read [0, 0] as [0]
+        (lambda: mt.reduce_sum(mt.ones([2, 3]), axis=[0, 0]), "twice"),
+        (lambda: mt.reduce_sum(mt.ones([2, 3]), axis=[0, -2]), "twice"),
+        (lambda: mt.reduce_max(mt.ones([2, 3]), axis=(1, 1)), "twice"),
+        (lambda: mt.math.reduce_variance(mt.ones([2, 3]), axis=[0, 0]), "twice"),
+        # TF: Any and All take bool tensors only; Max and Min have no bool kernel
+        (lambda: mt.reduce_any(mt.constant([1.0, 0.0])), "needs a bool tensor"),
+        (lambda: mt.reduce_all(mt.constant([1, 0])), "needs a bool tensor"),
+        (lambda: mt.reduce_max(mt.constant([True, False])), "bool"),
+        (lambda: mt.reduce_min(mt.constant([True, False])), "bool"),
+        # TF: AddN does not broadcast ("must have the same size and shape")
+        (lambda: mt.add_n([mt.ones([3, 1]), mt.ones([4])]), "one shape"),
+        (lambda: mt.math.add_n([mt.ones([3]), mt.ones([])]), "one shape"),
+        # TF: ScanOp "Expected scan axis in the range [0, 0)" for a scalar
+        (lambda: mt.cumsum(mt.constant(2.0)), "out of range"),
+        (lambda: mt.math.cumprod(mt.constant(2.0)), "out of range"),
+        # TF gives 0 (Eigen's NaN of an int, an undocumented fill): refused as 0 / 0 has no integer value
+        (lambda: mt.reduce_mean(mt.zeros([0], mt.int32)), "empty"),
+    ],
+)
+def test_reductions_refuse_what_tensorflow_refuses(call, match):
+    with pytest.raises(ERROR, match=match):
+        call()
+
+
+def test_max_and_min_over_nothing_are_tensorflows_identities():
+    empty = mt.zeros([0, 3])
+    assert mt.reduce_max(empty).numpy() == -np.inf and mt.reduce_min(empty).numpy() == np.inf  # TF: -inf, inf
+    assert mt.reduce_max(empty, axis=0).numpy().tolist() == [-np.inf] * 3  # TF: [-inf -inf -inf]
+    assert mt.reduce_max(empty, axis=1).shape == (0,)
+    assert mt.reduce_max(mt.zeros([0], mt.int32)).numpy() == -(2**31)  # TF: -2147483648
+    assert mt.reduce_min(mt.zeros([0], mt.int32)).numpy() == 2**31 - 1  # TF: 2147483647
+    assert mt.reduce_max(mt.constant([1.0, 3.0, 2.0])).numpy() == 3.0

@@ -228,6 +228,10 @@ def rank(input, name=None) -> Tensor:
 
 
 def add_n(inputs, name=None):
+    """The sum of tensors of one shape: TensorFlow's AddN does not broadcast ([3, 1] with [4] is refused)."""
+    shapes = [tuple(convert_to_tensor(t).shape) for t in inputs]
+    if len(set(shapes)) > 1:
+        raise InvalidArgumentError(f"add_n: inputs must all have one shape, got {shapes}; use mt.broadcast_to first")
     total = inputs[0]
     for t in inputs[1:]:
         total = add(total, t)
