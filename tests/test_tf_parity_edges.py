@@ -77,3 +77,29 @@ def test_max_and_min_over_nothing_are_tensorflows_identities():
     assert mt.reduce_max(mt.zeros([0], mt.int32)).numpy() == -(2**31)  # TF: -2147483648
     assert mt.reduce_min(mt.zeros([0], mt.int32)).numpy() == 2**31 - 1  # TF: 2147483647
     assert mt.reduce_max(mt.constant([1.0, 3.0, 2.0])).numpy() == 3.0
+
+
+# ---- constants and Python conversions -------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        # TF: "Cannot convert [1, 0] to EagerTensor of dtype bool" (a numpy array of ints does convert)
+        (lambda: mt.constant([1, 0], dtype=mt.bool), "dtype bool"),
+        (lambda: mt.constant(2, dtype=mt.bool), "dtype bool"),
+        # TF: "Expected tensor 1 with dtype tf.float32, but got dtype tf.int32."
+        (lambda: mt.constant(mt.constant(1), dtype=mt.float32), "has dtype int32"),
+        # TF: "only 0-dimensional arrays can be converted to Python scalars"
+        (lambda: float(mt.constant([2.5])), "scalar"),
+        (lambda: int(mt.constant([[2]])), "scalar"),
+    ],
+)
+def test_conversions_tensorflow_refuses(call, match):
+    with pytest.raises(ERROR, match=match):
+        call()
+
+
+def test_conversions_tensorflow_accepts():
+    assert mt.constant(np.array([1, 0]), dtype=mt.bool).numpy().tolist() == [True, False]  # TF: [True, False]
+    assert mt.constant(mt.constant(1), dtype=mt.int32).numpy() == 1
+    assert bool(mt.constant([])) is False and bool(mt.constant([[0.0]])) is False  # TF: False, False
+    assert bool(mt.constant([3.0])) is True and float(mt.constant(2.5)) == 2.5
