@@ -103,3 +103,37 @@ def test_conversions_tensorflow_accepts():
     assert mt.constant(mt.constant(1), dtype=mt.int32).numpy() == 1
     assert bool(mt.constant([])) is False and bool(mt.constant([[0.0]])) is False  # TF: False, False
     assert bool(mt.constant([3.0])) is True and float(mt.constant(2.5)) == 2.5
+
+
+# ---- values at the edges: TensorFlow's numbers ----------------------------------------------------------------
+INF, NAN = float("inf"), float("nan")
+
+
+def test_square_root_power_at_minus_inf_and_minus_zero_is_c_pow():
+    x = mt.constant([0.0, INF, -INF, NAN, -0.0])
+    for y in (x**0.5, mt.pow(x, 0.5)):  # TF: [0, inf, inf, nan, 0] (C's pow; numpy's sqrt gives NaN and -0)
+        np.testing.assert_array_equal(y.numpy(), [0.0, INF, INF, NAN, 0.0])
+        assert not np.signbit(y.numpy()[4])
+    np.testing.assert_array_equal((x**3.0).numpy(), [0.0, INF, -INF, NAN, -0.0])  # TF: -inf stays -inf
+
+
+def test_float_floor_division_is_floor_of_the_quotient():
+    a, b = mt.constant([INF, -1.0, NAN, 0.0]), mt.constant([2.0, INF, 1.0, -0.0])
+    got = (a // b).numpy()  # TF: [inf, -0, nan, nan]; numpy's divmod gives [nan, -1, nan, nan]
+    np.testing.assert_array_equal(got, [INF, -0.0, NAN, NAN])
+    assert np.signbit(got[1])
+    assert (mt.constant(1.0) // 0.1).numpy() == 10.0  # TF: floor(1 / 0.1) = 10 (Python's 1 // 0.1 is 9)
+
+
+def test_maximum_and_minimum_send_the_gradient_past_a_nan():
+    a, b = mt.constant([NAN, 1.0, 2.0]), mt.constant([1.0, NAN, 2.0])
+    for op in (mt.maximum, mt.minimum):
+        with mt.GradientTape() as tape:
+            tape.watch([a, b])
+            y = op(a, b)
+        da, db = tape.gradient(y, [a, b])
+        assert da.numpy().tolist() == [0, 0, 1] and db.numpy().tolist() == [1, 1, 0]  # TF: x >= y (x <= y) else y
+
+
+def test_clip_by_value_with_min_above_max_gives_the_min():
+    assert mt.clip_by_value(mt.constant([1.0, 5.0]), 8.0, 2.0).numpy().tolist() == [8.0, 8.0]  # TF: [8, 8]

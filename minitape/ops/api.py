@@ -159,8 +159,11 @@ def argmin(input, axis=None, output_type=None, name=None):
 
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
-    """Values below the minimum become the minimum, above the maximum the maximum."""
-    return minimum(maximum(t, clip_value_min), clip_value_max)
+    """Values below the minimum become the minimum, above the maximum the maximum.
+
+    The maximum is applied first, as in TensorFlow: with min > max, every value becomes the minimum.
+    """
+    return maximum(minimum(t, clip_value_max), clip_value_min)
 
 
 def where(condition, x=None, y=None, name=None):

@@ -143,6 +143,8 @@ def _integer_division(np_fn, what):
                 f"integer division by zero in {what}: the divisor holds a 0; "
                 "guard it first, e.g. mt.where(d == 0, 1, d), or divide floats (x / d gives inf)"
             )
+        if a.dtype.kind == "f" and np_fn is np.floor_divide:  # TensorFlow's floor(x / y): inf // 2 is inf, not NaN
+            return np.floor(np.divide(a, b))
         return np_fn(a, b)
 
     forward.__name__ = what
@@ -190,7 +192,10 @@ def _power(a, b):
             f"integers to negative integer powers are not allowed (exponent {int(np.min(b))}); "
             "use a float base, e.g. mt.constant(2.0) ** -1 or mt.cast(x, mt.float32) ** -1"
         )
-    return _checked_power(a, b)
+    out = _checked_power(a, b)
+    if b.size == 1 and a.dtype.kind == "f" and b == 0.5:  # numpy takes sqrt: NaN at -inf, -0 at -0; C's pow, +inf, +0
+        out = np.where(np.isneginf(a), np.inf, out).astype(out.dtype) + out.dtype.type(0)
+    return out
 
 
 BIN = dict(same_dtype=(0, 1))  # both inputs share one dtype; a Python number takes the other's
@@ -204,10 +209,13 @@ multiply = defop("Mul",     _multiply,  binary(lambda op, g: g * op.y,          
                                                 lambda op, g: g * op.x), keep="inputs", **BIN)
 real_div = defop("RealDiv", _divide,    binary(lambda op, g: g / op.y,              # d(x/y) = dx/y - x dy/y^2
                                                 lambda op, g: -g * op.x / square(op.y)), keep="inputs", **BIN)
-maximum  = defop("Maximum", _maximum,   binary(lambda op, g: g * cast(op.x >= op.y, g.dtype),
-                                                lambda op, g: g * cast(op.x < op.y, g.dtype)), keep="inputs", **BIN)
-minimum  = defop("Minimum", _minimum,   binary(lambda op, g: g * cast(op.x <= op.y, g.dtype),
-                                                lambda op, g: g * cast(op.x > op.y, g.dtype)), keep="inputs", **BIN)
+# TensorFlow's rule: dy is where x >= y fails, so a NaN on one side sends the gradient to the other input
+maximum  = defop("Maximum", _maximum,   binary(lambda op, g: where(op.x >= op.y, g, zeros_like(g)),
+                                                lambda op, g: where(op.x >= op.y, zeros_like(g), g)),
+                   keep="inputs", **BIN)
+minimum  = defop("Minimum", _minimum,   binary(lambda op, g: where(op.x <= op.y, g, zeros_like(g)),
+                                                lambda op, g: where(op.x <= op.y, zeros_like(g), g)),
+                   keep="inputs", **BIN)
 pow      = defop("Pow",     _power,     binary(lambda op, g: g * op.y * op.x ** (op.y - 1),  # y x^(y-1) dx
                                                 lambda op, g: g * op.z * _log_or_zero(op.x)), keep="both", **BIN)
 
