@@ -137,3 +137,8 @@ def test_maximum_and_minimum_send_the_gradient_past_a_nan():
 
 def test_clip_by_value_with_min_above_max_gives_the_min():
     assert mt.clip_by_value(mt.constant([1.0, 5.0]), 8.0, 2.0).numpy().tolist() == [8.0, 8.0]  # TF: [8, 8]
+
+
+def test_leaky_relu_of_integers_is_float32():
+    y = mt.nn.leaky_relu(mt.constant([-1, 2], mt.int64))  # TF: [-0.2, 2.] float32
+    assert y.dtype == mt.float32 and y.numpy().tolist() == pytest.approx([-0.2, 2.0])
