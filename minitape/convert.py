@@ -85,9 +85,16 @@ def _rectangular(value: Any) -> np.ndarray:
 def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None = None) -> Tensor:
     """A tensor holding `value` (a number, nested list or numpy array)."""
     if isinstance(value, TensorLike):
+        if dtype is not None and as_dtype(dtype) is not value.dtype:  # TensorFlow converts no tensor here
+            raise TypeError(
+                f"constant: the tensor has dtype {value.dtype.name}, not {as_dtype(dtype).name}; "
+                f"use mt.cast(x, mt.{as_dtype(dtype).name})"
+            )
         value = value._array()
     target = as_dtype(dtype) if dtype is not None else _default_dtype(value)
     array = _rectangular(value)
+    if target.is_bool and array.dtype.kind != "b" and not isinstance(value, np.ndarray):  # as TensorFlow: 2 is no bool
+        raise TypeError(f"cannot convert {value!r} to a tensor of dtype bool; compare instead, e.g. x != 0")
     if array.dtype.kind == "f" and target.is_integer and not np.all(np.equal(np.mod(array, 1), 0)):
         raise TypeError(f"cannot convert {value!r} to a tensor of dtype {target.name} without losing the fraction")
     if array.dtype.kind in "OUS":

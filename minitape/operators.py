@@ -139,6 +139,8 @@ class TensorLike:
     # numpy-flavoured read-only views of the value
     def __bool__(self) -> bool:
         value = self._array()
+        if not value.size:  # an empty tensor is false, as in TensorFlow (numpy's reading of an empty array)
+            return False
         if value.size != 1:
             raise ValueError(
                 f"the truth value of a tensor of shape {tuple(value.shape)} is ambiguous; "
@@ -191,9 +193,9 @@ class TensorLike:
 
     def _scalar(self, what: str):
         value = self._array()
-        if value.size != 1:
-            raise TypeError(f"only a tensor with one element converts to {what}, not shape {value.shape}")
-        return value.reshape(())
+        if value.ndim:  # TensorFlow refuses shape [1] too: "only 0-dimensional arrays can be converted"
+            raise TypeError(f"only a scalar tensor converts to {what}, not shape {value.shape}; e.g. {what}(x[0])")
+        return value
 
     @property
     def dtype(self) -> DType:

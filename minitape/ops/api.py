@@ -159,8 +159,11 @@ def argmin(input, axis=None, output_type=None, name=None):
 
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
-    """Values below the minimum become the minimum, above the maximum the maximum."""
-    return minimum(maximum(t, clip_value_min), clip_value_max)
+    """Values below the minimum become the minimum, above the maximum the maximum.
+
+    The maximum is applied first, as in TensorFlow: with min > max, every value becomes the minimum.
+    """
+    return maximum(minimum(t, clip_value_max), clip_value_min)
 
 
 def where(condition, x=None, y=None, name=None):
@@ -228,6 +231,10 @@ def rank(input, name=None) -> Tensor:
 
 
 def add_n(inputs, name=None):
+    """The sum of tensors of one shape: TensorFlow's AddN does not broadcast ([3, 1] with [4] is refused)."""
+    shapes = [tuple(convert_to_tensor(t).shape) for t in inputs]
+    if len(set(shapes)) > 1:
+        raise InvalidArgumentError(f"add_n: inputs must all have one shape, got {shapes}; use mt.broadcast_to first")
     total = inputs[0]
     for t in inputs[1:]:
         total = add(total, t)

@@ -48,7 +48,7 @@ def _plain(value: Any) -> np.ndarray:
 
 # ---- cumsum: the running sum; its gradient is the running sum taken from the other end -----------------
 def _cumsum(a, axis, exclusive, reverse):
-    if not -a.ndim <= axis < max(a.ndim, 1):
+    if not -a.ndim <= axis < a.ndim:  # a scalar has no axis to run along, as in TensorFlow
         raise InvalidArgumentError(f"cumsum: axis {axis} is out of range for a tensor of rank {a.ndim}")
     if a.dtype.kind == "b":
         raise TypeError("cumsum of a bool tensor is not defined; cast it first, e.g. mt.cast(x, mt.int32)")
@@ -79,9 +79,9 @@ def cumprod(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = Fals
     """
     x = convert_to_tensor(x)
     axis = int(_plain(axis))
-    if not -x.ndim <= axis < max(x.ndim, 1):
+    if not -x.ndim <= axis < x.ndim:
         raise InvalidArgumentError(f"cumprod: axis {axis} is out of range for a tensor of rank {x.ndim}")
-    if x.ndim == 0 or x.shape[axis] == 0:
+    if x.shape[axis] == 0:
         return x * 1
     parts = unstack(x, axis=axis)
     parts = parts[::-1] if reverse else parts
@@ -182,7 +182,7 @@ expm1 = defop("Expm1", np.expm1, lambda op, g: g * (op.z + 1), keep="outputs", f
 erf   = defop("Erf",   _erf,     lambda op, g: g * _TWO_OVER_SQRT_PI * exp(-square(op.x)), keep="inputs", floating=True)
 erfc  = defop("Erfc",  _erfc,    lambda op, g: -g * _TWO_OVER_SQRT_PI * exp(-square(op.x)), keep="inputs",
               floating=True)
-is_inf = defop("IsInf", np.isinf, None, dtype_from=None)
+is_inf = defop("IsInf", np.isinf, None, dtype_from=None, floating=True)
 # fmt: on
 
 

@@ -117,6 +117,21 @@ def _numeric(np_fn):
     return forward
 
 
+def _signed(np_fn):
+    """`np_fn(a)` refusing bool and unsigned tensors: numpy would wrap -1 round to 255, TensorFlow has no kernel."""
+
+    def forward(a):
+        if a.dtype.kind in "bu":
+            raise TypeError(
+                f"{np_fn.__name__} is not defined for {a.dtype.name} tensors (TensorFlow has no kernel for it; "
+                "numpy would wrap negatives round to large numbers); cast first, e.g. mt.cast(x, mt.int32)"
+            )
+        return np_fn(a)
+
+    forward.__name__, forward.__doc__ = np_fn.__name__, np_fn.__doc__
+    return forward
+
+
 def _integer_division(np_fn, what):
     """Floor division or modulo; an integer division by zero raises, as in TensorFlow (numpy gives 0)."""
 
@@ -128,6 +143,8 @@ def _integer_division(np_fn, what):
                 f"integer division by zero in {what}: the divisor holds a 0; "
                 "guard it first, e.g. mt.where(d == 0, 1, d), or divide floats (x / d gives inf)"
             )
+        if a.dtype.kind == "f" and np_fn is np.floor_divide:  # TensorFlow's floor(x / y): inf // 2 is inf, not NaN
+            return np.floor(np.divide(a, b))
         return np_fn(a, b)
 
     forward.__name__ = what
@@ -159,18 +176,26 @@ _add, _subtract, _multiply = _arithmetic(np.add), _arithmetic(np.subtract), _ari
 _divide, _maximum, _minimum = _arithmetic(np.divide), _arithmetic(np.maximum), _arithmetic(np.minimum)
 _checked_power = _arithmetic(np.power)
 _floor_divide, _floor_mod = _integer_division(np.floor_divide, "floordiv"), _integer_division(np.mod, "floormod")
-_negative, _square, _abs = _numeric(np.negative), _numeric(np.square), _numeric(np.abs)
-_reciprocal, _sign = _numeric(np.reciprocal), _numeric(np.sign)
+_negative, _abs, _sign = _signed(np.negative), _signed(np.abs), _signed(np.sign)
+_square, _reciprocal = _numeric(np.square), np.reciprocal  # Reciprocal is floating-only (F): 1/0 is no int
 
 
 def _power(a, b):
-    """a ** b; an integer raised to a negative integer power is refused, as in TensorFlow."""
+    """a ** b; an integer raised to a negative integer power is refused, as in TensorFlow, and so are unsigned ones."""
+    if a.dtype.kind == "u":
+        raise TypeError(
+            f"pow is not defined for {a.dtype.name} tensors (TensorFlow has no kernel; numpy would wrap round); "
+            "cast first, e.g. mt.cast(x, mt.int32) ** 2"
+        )
     if a.dtype.kind in "iu" and b.dtype.kind in "iu" and np.any(b < 0):
         raise TypeError(
             f"integers to negative integer powers are not allowed (exponent {int(np.min(b))}); "
             "use a float base, e.g. mt.constant(2.0) ** -1 or mt.cast(x, mt.float32) ** -1"
         )
-    return _checked_power(a, b)
+    out = _checked_power(a, b)
+    if b.size == 1 and a.dtype.kind == "f" and b == 0.5:  # numpy takes sqrt: NaN at -inf, -0 at -0; C's pow, +inf, +0
+        out = np.where(np.isneginf(a), np.inf, out).astype(out.dtype) + out.dtype.type(0)
+    return out
 
 
 BIN = dict(same_dtype=(0, 1))  # both inputs share one dtype; a Python number takes the other's
@@ -184,10 +209,13 @@ multiply = defop("Mul",     _multiply,  binary(lambda op, g: g * op.y,          
                                                 lambda op, g: g * op.x), keep="inputs", **BIN)
 real_div = defop("RealDiv", _divide,    binary(lambda op, g: g / op.y,              # d(x/y) = dx/y - x dy/y^2
                                                 lambda op, g: -g * op.x / square(op.y)), keep="inputs", **BIN)
-maximum  = defop("Maximum", _maximum,   binary(lambda op, g: g * cast(op.x >= op.y, g.dtype),
-                                                lambda op, g: g * cast(op.x < op.y, g.dtype)), keep="inputs", **BIN)
-minimum  = defop("Minimum", _minimum,   binary(lambda op, g: g * cast(op.x <= op.y, g.dtype),
-                                                lambda op, g: g * cast(op.x > op.y, g.dtype)), keep="inputs", **BIN)
+# TensorFlow's rule: dy is where x >= y fails, so a NaN on one side sends the gradient to the other input
+maximum  = defop("Maximum", _maximum,   binary(lambda op, g: where(op.x >= op.y, g, zeros_like(g)),
+                                                lambda op, g: where(op.x >= op.y, zeros_like(g), g)),
+                   keep="inputs", **BIN)
+minimum  = defop("Minimum", _minimum,   binary(lambda op, g: where(op.x <= op.y, g, zeros_like(g)),
+                                                lambda op, g: where(op.x <= op.y, zeros_like(g), g)),
+                   keep="inputs", **BIN)
 pow      = defop("Pow",     _power,     binary(lambda op, g: g * op.y * op.x ** (op.y - 1),  # y x^(y-1) dx
                                                 lambda op, g: g * op.z * _log_or_zero(op.x)), keep="both", **BIN)
 
@@ -204,7 +232,7 @@ sigmoid    = defop("Sigmoid",    _sigmoid,      lambda op, g: g * op.z * (1 - op
 square     = defop("Square",     _square,       lambda op, g: g * 2 * op.x,           keep="inputs")       # 2x
 sqrt       = defop("Sqrt",       np.sqrt,       lambda op, g: multiply_no_nan(0.5 / op.z, g),   keep="outputs", **F)
 rsqrt      = defop("Rsqrt",      _rsqrt,        lambda op, g: multiply_no_nan(-0.5 * op.z**3, g), keep="outputs", **F)
-reciprocal = defop("Reciprocal", _reciprocal,   lambda op, g: multiply_no_nan(-square(op.z), g),  keep="outputs")
+reciprocal = defop("Reciprocal", _reciprocal,   lambda op, g: multiply_no_nan(-square(op.z), g),  keep="outputs", **F)
 abs        = defop("Abs",        _abs,          lambda op, g: g * sign(op.x),         keep="inputs")       # sign x
 identity   = defop("Identity",   np.copy,       lambda op, g: g,                      keep="nothing")      # 1
 asin       = defop("Asin",       np.arcsin,     lambda op, g: g * rsqrt(1 - square(op.x)), keep="inputs", **F)
@@ -221,7 +249,7 @@ atan2      = defop("Atan2",      np.arctan2,    binary(lambda op, g: g * op.y / 
 
 # ---- no gradient: piecewise constant, or not a number --------------------------------------------
 sign          = defop("Sign",          _sign,            lambda op, g: zeros_like(g), keep="nothing")  # 0, not None
-floor         = defop("Floor",         np.floor,         None)
+floor         = defop("Floor",         np.floor,         None, **F)
 round         = defop("Round",         np.round,         None)
 floordiv      = defop("FloorDiv",      _floor_divide,    None, **BIN)
 floormod      = defop("FloorMod",      _floor_mod,       binary(lambda op, g: g,  # x - floor(x/y) y
@@ -243,8 +271,8 @@ bitwise_xor   = defop("BitwiseXor",    _bitwise(np.bitwise_xor), None, **BIN)
 invert        = defop("Invert",        _bitwise(np.invert),      None)
 left_shift    = defop("LeftShift",     _bitwise(np.left_shift),  None, **BIN)
 right_shift   = defop("RightShift",    _bitwise(np.right_shift), None, **BIN)
-is_nan        = defop("IsNan",         np.isnan,         None, dtype_from=None)
-is_finite     = defop("IsFinite",      np.isfinite,      None, dtype_from=None)
+is_nan        = defop("IsNan",         np.isnan,         None, dtype_from=None, **F)
+is_finite     = defop("IsFinite",      np.isfinite,      None, dtype_from=None, **F)
 # fmt: on
 
 

@@ -9,7 +9,7 @@ from minitape.errors import InvalidArgumentError
 from minitape.execute import NOT_FLOATING
 from minitape.opdef import defop
 from minitape.ops.array_ops import reshape
-from minitape.ops.math_ops import exp, log1p, sigmoid, where, zeros_like
+from minitape.ops.math_ops import cast, exp, log1p, sigmoid, where, zeros_like
 from minitape.ops.reduce_ops import _logsumexp, reduce_sum
 from minitape.tensor import Tensor, TensorLike
 
@@ -290,7 +290,13 @@ swish = silu
 
 
 def leaky_relu(features, alpha=0.2, name=None):
-    """x where x > 0, else alpha x (for any alpha, as TensorFlow: not max(x, alpha x), which differs for alpha > 1)."""
+    """x where x > 0, else alpha x (for any alpha, as TensorFlow: not max(x, alpha x), which differs for alpha > 1).
+
+    Integers are cast to float32 first, as TensorFlow does (-1 gives -0.2).
+    """
+    features = convert_to_tensor(features)
+    if features.dtype.is_integer:
+        features = cast(features, "float32")
     return where(features > 0, features, features * alpha)
 
 

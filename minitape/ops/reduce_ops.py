@@ -18,19 +18,50 @@ def _axes(axis, rank):
     if type(axis) is int and -rank <= axis < rank:  # the common forms, told without making a numpy array
         return (axis % rank,)
     if type(axis) is tuple and all(type(a) is int and -rank <= a < rank for a in axis):
-        return tuple(sorted({a % rank for a in axis}))
+        unique = tuple(sorted({a % rank for a in axis}))
+        if len(unique) == len(axis):
+            return unique
     axes = (axis,) if np.ndim(axis) == 0 else tuple(np.asarray(axis).ravel())
     for a in axes:
         if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):  # int(1.5) would read 1
             raise TypeError(f"axis must be whole numbers (ints), not {axis!r}: e.g. axis=1")
         if not -rank <= int(a) < rank:
             raise ValueError(f"axis {int(a)} is out of range for a tensor of rank {rank}")
-    return tuple(sorted({int(a) % rank for a in axes})) if rank else ()
+    unique = tuple(sorted({int(a) % rank for a in axes})) if rank else ()
+    if rank and len(unique) != len(axes):  # TensorFlow refuses [0, 0] and [0, -2] on rank 2: "duplicate dimension"
+        raise ValueError(f"axis {list(map(int, axes))} names an axis twice (rank {rank}); list each axis once")
+    return unique
 
 
-def _reducer(np_fn):
+def _logical_reducer(np_fn, what):
+    """reduce_all and reduce_any: bool tensors only, as in TensorFlow (numpy would give a number's truth)."""
+
     def forward(a, axis=None, keepdims=False):
+        if a.dtype.kind != "b":
+            raise TypeError(f"{what} needs a bool tensor, not {a.dtype.name}: compare first, e.g. mt.{what}(x > 0)")
         return np_fn(a, axis=_axes(axis, a.ndim), keepdims=keepdims)
+
+    return forward
+
+
+def _extreme_reducer(np_fn, what, sign):
+    """reduce_max (sign -1) and reduce_min (+1): no bool kernel; over nothing, TensorFlow's identity.
+
+    That is -inf for max (+inf for min), or an integer type's lowest (highest) value.
+    """
+
+    def forward(a, axis=None, keepdims=False):
+        if a.dtype.kind == "b":
+            raise TypeError(
+                f"{what} of a bool tensor is not defined (TensorFlow has no bool kernel); "
+                f"use mt.reduce_{'any' if sign < 0 else 'all'}, or cast to mt.int32 first"
+            )
+        axes = _axes(axis, a.ndim)
+        if a.size:
+            return np_fn(a, axis=axes, keepdims=keepdims)
+        info = np.iinfo(a.dtype) if a.dtype.kind in "iu" else None
+        identity = sign * np.inf if info is None else info.min if sign < 0 else info.max
+        return np_fn(a, axis=axes, keepdims=keepdims, initial=identity)
 
     return forward
 
@@ -174,13 +205,13 @@ _prod = _arithmetic_reducer(np.prod, "reduce_prod")
 # fmt: off
 reduce_sum       = defop("Sum",       _sum,              lambda op, g: _spread(op, g),             keep="nothing")
 reduce_mean      = defop("Mean",      _mean,             _mean_rule,                               keep="nothing")
-reduce_max       = defop("Max",       _reducer(np.max),  _extreme_rule,                            keep="both")
-reduce_min       = defop("Min",       _reducer(np.min),  _extreme_rule,                            keep="both")
+reduce_max       = defop("Max",       _extreme_reducer(np.max, "reduce_max", -1), _extreme_rule,   keep="both")
+reduce_min       = defop("Min",       _extreme_reducer(np.min, "reduce_min", 1),  _extreme_rule,   keep="both")
 reduce_prod      = defop("Prod",      _prod,             _prod_rule,                               keep="inputs")
 reduce_logsumexp = defop("LogSumExp", _logsumexp,        lambda op, g: _spread(op, g) * exp(op.x - _spread(op, op.z)),
                          keep="both")
-reduce_all       = defop("All",       _reducer(np.all),  None)
-reduce_any       = defop("Any",       _reducer(np.any),  None)
+reduce_all       = defop("All",       _logical_reducer(np.all, "reduce_all"), None)
+reduce_any       = defop("Any",       _logical_reducer(np.any, "reduce_any"), None)
 argmax           = defop("ArgMax",    _arg_extreme(np.argmax), None, dtype_from=None)
 argmin           = defop("ArgMin",    _arg_extreme(np.argmin), None, dtype_from=None)
 # fmt: on
