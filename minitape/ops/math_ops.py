@@ -105,33 +105,6 @@ def _arithmetic(np_fn):
     return forward
 
 
-def _numeric(np_fn):
-    """`np_fn(a)` refusing bool tensors: numpy would give a bool (abs(True) is True), TensorFlow has no kernel."""
-
-    def forward(a):
-        if a.dtype is _BOOL:
-            raise TypeError(f"{np_fn.__name__} is not defined for bool tensors; cast first, e.g. mt.cast(x, mt.int32)")
-        return np_fn(a)
-
-    forward.__name__, forward.__doc__ = np_fn.__name__, np_fn.__doc__
-    return forward
-
-
-def _signed(np_fn):
-    """`np_fn(a)` refusing bool and unsigned tensors: numpy would wrap -1 round to 255, TensorFlow has no kernel."""
-
-    def forward(a):
-        if a.dtype.kind in "bu":
-            raise TypeError(
-                f"{np_fn.__name__} is not defined for {a.dtype.name} tensors (TensorFlow has no kernel for it; "
-                "numpy would wrap negatives round to large numbers); cast first, e.g. mt.cast(x, mt.int32)"
-            )
-        return np_fn(a)
-
-    forward.__name__, forward.__doc__ = np_fn.__name__, np_fn.__doc__
-    return forward
-
-
 def _integer_division(np_fn, what):
     """Floor division or modulo; an integer division by zero raises, as in TensorFlow (numpy gives 0)."""
 
@@ -170,6 +143,14 @@ def _logical(np_fn):  # numpy takes any number as true; TensorFlow has only a bo
 
 def _bitwise(np_fn):  # the bits of a float or a bool are not what anyone means
     return _only(np_fn, "iu", "integer", "for bool tensors use mt.logical_and, _or, _xor or _not")
+
+
+def _numeric(np_fn):  # numpy would give a bool (abs(True) is True); TensorFlow has no bool kernel
+    return _only(np_fn, "iuf", "numeric (not bool)", "cast first, e.g. mt.cast(x, mt.int32)")
+
+
+def _signed(np_fn):  # numpy would wrap -1 round to 255; TensorFlow has no unsigned kernel
+    return _only(np_fn, "if", "signed", "cast first, e.g. mt.cast(x, mt.int32) (numpy would wrap negatives round)")
 
 
 _add, _subtract, _multiply = _arithmetic(np.add), _arithmetic(np.subtract), _arithmetic(np.multiply)
