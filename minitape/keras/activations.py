@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from minitape.keras import unsupported
 from minitape.nn import elu, gelu, leaky_relu, log_softmax, relu6, selu, silu, softsign, swish
 from minitape.ops import nn_ops
 from minitape.ops.api import clip_by_value, where, zeros_like
@@ -92,8 +93,4 @@ __all__ = ["get", "linear", "relu", "sigmoid", "softmax", "softplus", "tanh", "e
 __all__ += ["swish", "silu", "relu6", "softsign", "leaky_relu", "log_softmax"]
 
 
-def __getattr__(name: str) -> Any:
-    """Activations Keras has and minitape leaves out: an error that says so and what to use instead."""
-    from minitape.keras.unsupported import missing
-
-    raise missing("keras.activations", name)
+__getattr__ = unsupported.module_getattr("keras.activations")  # a left-out name says what to use instead

@@ -211,11 +211,9 @@ class LambdaCallback(Callback):
             setattr(self, name, fn)
 
 
-def __getattr__(name: str) -> Any:
-    """TensorBoard, ModelCheckpoint, ...: an error that says they are missing and what to use instead."""
-    from minitape.keras.unsupported import missing
+from minitape.keras.unsupported import module_getattr  # noqa: E402 - beside its one use
 
-    raise missing("keras.callbacks", name)
+__getattr__ = module_getattr("keras.callbacks")  # TensorBoard, ModelCheckpoint, ...: says what to use instead
 
 
 class Progbar:

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from minitape.keras import unsupported
 from minitape.ops.api import clip_by_value, reduce_sum, sqrt, square
 from minitape.ops.math_ops import cast
 
@@ -117,8 +118,4 @@ def apply(variable: Any) -> None:
         variable.assign(np.asarray(constraint(variable.value())))
 
 
-def __getattr__(name: str) -> Any:
-    """Constraints Keras has and minitape leaves out: an error that says so and what to use instead."""
-    from minitape.keras.unsupported import missing
-
-    raise missing("keras.constraints", name)
+__getattr__ = unsupported.module_getattr("keras.constraints")  # a left-out name says what to use instead

@@ -20,6 +20,7 @@ from minitape.init_ops import (
     VarianceScaling,
     Zeros,
 )
+from minitape.keras import unsupported
 
 __all__ = [
     "Constant",
@@ -73,8 +74,4 @@ zeros, ones = Zeros, Ones
 glorot_uniform, glorot_normal, he_normal, he_uniform = GlorotUniform, GlorotNormal, HeNormal, HeUniform
 
 
-def __getattr__(name: str) -> Any:
-    """Initializers Keras has and minitape leaves out: an error that says so and what to use instead."""
-    from minitape.keras.unsupported import missing
-
-    raise missing("keras.initializers", name)
+__getattr__ = unsupported.module_getattr("keras.initializers")  # a left-out name says what to use instead

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from minitape import name_scope
-from minitape.keras import backend
+from minitape.keras import backend, unsupported
 from minitape.ops.api import abs as abs_
 from minitape.ops.api import (
     clip_by_value,
@@ -536,8 +536,4 @@ msle = MSLE = mean_squared_logarithmic_error
 logcosh = log_cosh
 
 
-def __getattr__(name: str) -> Any:
-    """Losses Keras has and minitape leaves out: an error that says so and what to use instead."""
-    from minitape.keras.unsupported import missing
-
-    raise missing("keras.losses", name)
+__getattr__ = unsupported.module_getattr("keras.losses")  # a left-out name says what to use instead

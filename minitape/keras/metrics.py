@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from minitape import name_scope
-from minitape.keras import losses
+from minitape.keras import losses, unsupported
 from minitape.keras.backend import to_numpy
 from minitape.tensor import Tensor, TensorLike
 from minitape.variables import Variable
@@ -720,11 +720,7 @@ kld = kullback_leibler_divergence = losses.kl_divergence
 mse, mae, mape, msle = losses.mse, losses.mae, losses.mape, losses.msle
 
 
-def __getattr__(name: str) -> Any:
-    """Metrics Keras has and minitape leaves out: an error that says so and what to use instead."""
-    from minitape.keras.unsupported import missing
-
-    raise missing("keras.metrics", name)
+__getattr__ = unsupported.module_getattr("keras.metrics")  # a left-out name says what to use instead
 
 
 def get(identifier: Any, loss: Any = None) -> Metric:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import minitape as mt
-from minitape.keras.unsupported import missing
+from minitape.keras.unsupported import module_getattr
 
 # the ops whose Keras 3 form is minitape's op under the same or another name, arguments in the same order
 convert_to_tensor = mt.convert_to_tensor
@@ -232,6 +232,4 @@ def while_loop(*args: Any, **kwargs: Any) -> Any:
     )
 
 
-def __getattr__(name: str) -> Any:
-    """A Keras 3 op this module leaves out: an error saying so and what to use instead."""
-    raise missing("keras.ops", name)
+__getattr__ = module_getattr("keras.ops")  # a left-out name says what to use instead

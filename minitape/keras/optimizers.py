@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from minitape.convert import constant
-from minitape.keras import backend, constraints, schedules
+from minitape.keras import backend, constraints, schedules, unsupported
 from minitape.variables import Variable
 
 __all__ = [
@@ -490,8 +490,4 @@ def get(identifier: Any) -> Optimizer:
     raise ValueError(f"Unknown optimizer: {identifier!r}. Use one of {sorted(_BY_NAME)}, or an Optimizer object.")
 
 
-def __getattr__(name: str) -> Any:
-    """Optimizers Keras has and minitape leaves out: an error that says so and what to use instead."""
-    from minitape.keras.unsupported import missing
-
-    raise missing("keras.optimizers", name)
+__getattr__ = unsupported.module_getattr("keras.optimizers")  # a left-out name says what to use instead

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import minitape as mt
-from minitape.keras.unsupported import missing
+from minitape.keras.unsupported import module_getattr
 
 
 class SeedGenerator:
@@ -68,6 +68,4 @@ def categorical(logits: Any, num_samples: int, dtype: Any = "int32", seed: Any =
     return mt.cast(mt.argmax(logits[:, None, :] + gumbel, axis=-1), dtype)
 
 
-def __getattr__(name: str) -> Any:
-    """A Keras 3 random op this module leaves out: an error saying so and what to use instead."""
-    raise missing("keras.random", name)
+__getattr__ = module_getattr("keras.random")  # a left-out name says what to use instead

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from minitape.keras import unsupported
 from minitape.ops.api import abs as _abs
 from minitape.ops.api import reduce_sum, square
 
@@ -91,8 +92,4 @@ def get(identifier: Any) -> Any:
     raise ValueError(f"Could not interpret regularizer {identifier!r}: pass a name, a Regularizer or a callable")
 
 
-def __getattr__(name: str) -> Any:
-    """Regularizers Keras has and minitape leaves out: an error that says so and what to use instead."""
-    from minitape.keras.unsupported import missing
-
-    raise missing("keras.regularizers", name)
+__getattr__ = unsupported.module_getattr("keras.regularizers")  # a left-out name says what to use instead

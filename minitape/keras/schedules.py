@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from minitape.convert import constant
+from minitape.keras import unsupported
 
 
 def _steps(step: Any) -> np.ndarray:
@@ -170,8 +171,4 @@ class CosineDecay(LearningRateSchedule):
         )
 
 
-def __getattr__(name: str) -> Any:
-    """Schedules Keras has and minitape leaves out: an error that says so and what to use instead."""
-    from minitape.keras.unsupported import missing
-
-    raise missing("keras.optimizers.schedules", name)
+__getattr__ = unsupported.module_getattr("keras.optimizers.schedules")  # a left-out name says what to use instead

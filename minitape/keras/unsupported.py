@@ -168,6 +168,15 @@ def missing(namespace: str, name: str) -> AttributeError:
     return AttributeError(f"minitape has no {key}: {hint}.")
 
 
+def module_getattr(namespace: str):  # noqa: ANN201 - a module's __getattr__
+    """A module `__getattr__` for `namespace`: a name it leaves out raises `missing(namespace, name)`."""
+
+    def raise_missing(name: str) -> object:
+        raise missing(namespace, name)
+
+    return raise_missing
+
+
 def method(owner: str, name: str):  # noqa: ANN201 - a function standing in for a missing method
     """A method that raises NotImplementedError naming itself and what to use instead."""
 

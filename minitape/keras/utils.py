@@ -8,6 +8,7 @@ import numpy as np
 
 from minitape import random
 from minitape.convert import constant
+from minitape.keras import unsupported
 from minitape.keras.downloads import get_file  # noqa: F401 - keras.utils.get_file
 from minitape.tensor import TensorLike
 
@@ -35,8 +36,4 @@ def to_categorical(x: Any, num_classes: int | None = None) -> Any:
     return np.eye(n)[labels]
 
 
-def __getattr__(name: str) -> Any:
-    """A Keras utility minitape leaves out: an error saying so and what to use instead."""
-    from minitape.keras.unsupported import missing
-
-    raise missing("keras.utils", name)
+__getattr__ = unsupported.module_getattr("keras.utils")  # a left-out name says what to use instead
