@@ -101,28 +101,29 @@ class TensorLike:
 
     # &, |, ^ and ~ as in TensorFlow: logical on a bool tensor, bitwise on an integer one
     def __and__(self, other):
-        return (_ops.logical_and if self._is_bool() else _ops.bitwise.bitwise_and)(self, other)
+        return self._logic_or_bits("logical_and", "bitwise_and")(self, other)
 
     def __rand__(self, other):
-        return (_ops.logical_and if self._is_bool() else _ops.bitwise.bitwise_and)(other, self)
+        return self._logic_or_bits("logical_and", "bitwise_and")(other, self)
 
     def __or__(self, other):
-        return (_ops.logical_or if self._is_bool() else _ops.bitwise.bitwise_or)(self, other)
+        return self._logic_or_bits("logical_or", "bitwise_or")(self, other)
 
     def __ror__(self, other):
-        return (_ops.logical_or if self._is_bool() else _ops.bitwise.bitwise_or)(other, self)
+        return self._logic_or_bits("logical_or", "bitwise_or")(other, self)
 
     def __xor__(self, other):
-        return (_ops.logical_xor if self._is_bool() else _ops.bitwise.bitwise_xor)(self, other)
+        return self._logic_or_bits("logical_xor", "bitwise_xor")(self, other)
 
     def __rxor__(self, other):
-        return (_ops.logical_xor if self._is_bool() else _ops.bitwise.bitwise_xor)(other, self)
+        return self._logic_or_bits("logical_xor", "bitwise_xor")(other, self)
 
     def __invert__(self):
-        return (_ops.logical_not if self._is_bool() else _ops.bitwise.invert)(self)
+        return self._logic_or_bits("logical_not", "invert")(self)
 
-    def _is_bool(self) -> bool:
-        return self._array().dtype.kind == "b"
+    def _logic_or_bits(self, logical: str, bits: str):
+        """The logical op for a bool tensor, the bitwise one for any other."""
+        return getattr(_ops, logical) if self._array().dtype.kind == "b" else getattr(_ops.bitwise, bits)
 
     def __getitem__(self, key):
         return _ops.strided_slice(self, key)

@@ -423,9 +423,11 @@ class _Builder:
             found = self.tape.backward(self.targets, sources, seeds, listener)
         listener.finish()
         grads = {s.id: g for s, g in zip(sources, found)}
-        gradients, reasons = {}, {}
+        gradients, reasons, labels = {}, {}, {}
         for tensor_id, node_id in self.sources:
             key = node_id or f"#{tensor_id}"
+            # a source no recorded op touched has no node: its own name ("unused:0"), not the "#95" key
+            labels[key] = _name(self.by_id[node_id]) if node_id else getattr(self.objects.get(tensor_id), "name", key)
             g = grads.get(tensor_id) if node_id else None
             gradients[key] = None if g is None else g.numpy()
             if g is None:
@@ -438,15 +440,9 @@ class _Builder:
         if missing:
             lines.append("Note: tape.gradient raises LookupError on this tape: " + "; ".join(missing))
         for key, g in gradients.items():
-            label = _name(self.by_id[key]) if key in self.by_id else self._unseen_name(key)
-            lines.append(f"d target / d {label} = {fmt(g)}" + (f"  ({reasons[key]})" if g is None else ""))
+            lines.append(f"d target / d {labels[key]} = {fmt(g)}" + (f"  ({reasons[key]})" if g is None else ""))
         seed = Event("seed", target_nodes[0], text=seed_text)
         return [seed, *listener.events, Event("result", None, text=lines)], gradients, reasons
-
-    def _unseen_name(self, key: str) -> str:
-        """A source no recorded op touched has no node: its own name ("unused:0"), not the "#95" key."""
-        source = self.objects.get(int(key.lstrip("#")))
-        return getattr(source, "name", key) if source is not None else key
 
     def _explained(self, tensor_id: int) -> str:
         """The engine's own answer (`tape.explain`), naming the op and line at fault, when it can give one."""

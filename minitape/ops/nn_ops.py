@@ -108,7 +108,6 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
 
 def _one_hot_values(on_value, off_value, dtype):
     """(on, off, dtype) for one_hot: the values as numpy scalars of one dtype, refused if they disagree."""
-    from minitape.convert import convert_to_tensor
     from minitape.dtypes import as_dtype, float32
 
     dtype = None if dtype is None else as_dtype(dtype)

@@ -52,7 +52,7 @@ def vjp(answer: object, evidence: Evidence) -> str:
 )
 def hvp(answer: object, evidence: Evidence) -> str:
     reasons = tape_reasons(evidence, ("x",))
-    if answer is None and evidence.get("tape") is not None and not all(r.connected for r in reasons or [None]):
+    if answer is None and evidence.get("tape") is not None and not all(r.connected for r in reasons or []):
         expect_gradient(None, None, "your Hessian-vector product", evidence, ("x",))
     if answer is None:  # the tape is fine (or not passed): g was computed outside the accumulator
         raise NotYet(
