@@ -36,13 +36,15 @@ IGNORE_ALL = np._core._ufunc_config._make_extobj(all="ignore")
 
 
 @contextlib.contextmanager
-def paused() -> Iterator[None]:
-    """Run a block with no tape recording, no accumulator listening and no numerics check, in this thread.
+def paused(numerics: bool = True) -> Iterator[None]:
+    """Run a block with no tape recording, no accumulator listening and (unless `numerics=False`) no numerics
+    check, in this thread.
 
     Viewers use it to run the engine's own backward pass for display without leaving a trace.
     """
     saved = state.tapes, state.accumulators, state.check_numerics
-    state.tapes, state.accumulators, state.check_numerics = [], [], False
+    state.tapes, state.accumulators = [], []
+    state.check_numerics = state.check_numerics and not numerics
     try:
         yield
     finally:

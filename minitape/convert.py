@@ -122,8 +122,9 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
         return value
     if isinstance(value, TensorLike):  # a Variable
         return value._read()
-    if isinstance(value, (list, tuple)) and _tensors_in(value):
-        packed = _pack(value, _default_dtype(value))
+    tensors = _tensors_in(value) if isinstance(value, (list, tuple)) else ()
+    if tensors:  # a list holding tensors: packed in their one dtype (_default_dtype's answer for such a list)
+        packed = _pack(value, _one_dtype(tensors))
         return packed if dtype is None else convert_to_tensor(packed, dtype=dtype)
     if dtype is None and dtype_hint is not None:
         natural = _default_dtype(value)

@@ -143,9 +143,6 @@ class _UnknownRank(TensorShape):
     def __eq__(self, other: object) -> bool:
         return isinstance(other, _UnknownRank) or other is None
 
-    def __ne__(self, other: object) -> bool:
-        return not self.__eq__(other)
-
     __hash__ = tuple.__hash__
 
     def __bool__(self) -> bool:

@@ -9,13 +9,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from minitape import missing, nest
-from minitape.context import state
+from minitape import context, missing, nest
 from minitape.convert import convert_to_tensor
 from minitape.dtypes import as_dtype
 from minitape.variables import Variable
@@ -85,12 +84,6 @@ def py_function(func: Callable, inp: list | tuple, Tout: Any, name: str | None =
     return [convert_to_tensor(r, dtype=as_dtype(d)) for r, d in zip(results, Tout)]
 
 
-@contextlib.contextmanager
-def init_scope() -> Iterator[None]:
+def init_scope() -> contextlib.AbstractContextManager:
     """TensorFlow's scope for creating state: in eager mode it pauses the tapes and accumulators, as TensorFlow does."""
-    saved = state.tapes, state.accumulators
-    state.tapes, state.accumulators = [], []
-    try:
-        yield
-    finally:
-        state.tapes, state.accumulators = saved
+    return context.paused(numerics=False)

@@ -164,11 +164,6 @@ def _array(value: Any, name: str, what: str) -> np.ndarray:
     return array
 
 
-def _inputs(x: Any, what: str) -> Any:
-    """x as arrays, as given: a rank-1 x stays rank 1, as in Keras 3 (a Dense layer then asks for a column)."""
-    return _arrays(x, "x", what)
-
-
 def _arrays(value: Any, name: str, what: str) -> Any:
     """A structure (list, tuple, dict) of arrays stays a structure; anything else becomes one array."""
     if isinstance(value, (list, tuple, dict)) and nest.flatten(value) and not np.isscalar(nest.flatten(value)[0]):
@@ -209,7 +204,7 @@ def batcher(x: Any, y: Any, batch_size: int | None, what: str, sample_weight: An
         if sample_weight is not None:
             raise ValueError(f"{what}(): sample_weight must not be given when x is a dataset (it may yield them)")
         return _DatasetBatches(x)
-    x = _inputs(x, what)
+    x = _arrays(x, "x", what)  # as given: a rank-1 x stays rank 1, as in Keras 3
     first_x = nest.flatten(x)[0]
     nx = length(first_x, "x")
     if y is not None:
@@ -238,7 +233,7 @@ def split(x: Any, y: Any, fraction: float) -> tuple:
         raise ValueError(f"validation_split must be between 0 and 1, got {fraction!r}")
     if is_dataset(x):
         raise ValueError("validation_split is not supported when x is a dataset: pass validation_data instead")
-    x, y = _inputs(x, "fit"), _arrays(y, "y", "fit")
+    x, y = _arrays(x, "x", "fit"), _arrays(y, "y", "fit")
     cut = int(length(nest.flatten(x)[0], "x") * (1 - fraction))
     return (
         nest.map_structure(lambda a: a[:cut], x),

@@ -137,12 +137,15 @@ def binary_crossentropy(
     y_true, y_pred = _paired("BinaryCrossentropy", y_true, y_pred, "they must match")
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
+    return reduce_mean(binary_crossentropy_elements(y_true, y_pred, from_logits), axis=axis)
+
+
+def binary_crossentropy_elements(y_true: Any, y_pred: Any, from_logits: bool = False) -> Any:
+    """-(y log p + (1 - y) log(1 - p)) per element, p clipped away from 0 and 1 (keras.ops' form, not averaged)."""
     if from_logits:
-        per_element = sigmoid_cross_entropy_with_logits(labels=y_true, logits=y_pred)
-    else:
-        p = _clipped_probabilities(y_pred)
-        per_element = -(y_true * log(p) + (1.0 - y_true) * log(1.0 - p))
-    return reduce_mean(per_element, axis=axis)
+        return sigmoid_cross_entropy_with_logits(labels=y_true, logits=y_pred)
+    p = _clipped_probabilities(y_pred)
+    return -(y_true * log(p) + (1.0 - y_true) * log(1.0 - p))
 
 
 def mean_squared_error(y_true: Any, y_pred: Any) -> Any:

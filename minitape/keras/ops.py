@@ -151,12 +151,10 @@ def sparse_categorical_crossentropy(target: Any, output: Any, from_logits: bool 
 
 def binary_crossentropy(target: Any, output: Any, from_logits: bool = False) -> Any:
     """Elementwise, as Keras 3's op (the loss function averages over the last axis)."""
+    from minitape.keras import losses
+
     target, output = mt.convert_to_tensor(target), mt.convert_to_tensor(output)
-    if from_logits:
-        return mt.nn.sigmoid_cross_entropy_with_logits(labels=mt.cast(target, output.dtype), logits=output)
-    eps = 1e-7
-    output = mt.clip_by_value(output, eps, 1 - eps)
-    return -(target * mt.math.log(output) + (1 - target) * mt.math.log(1 - output))
+    return losses.binary_crossentropy_elements(mt.cast(target, output.dtype), output, from_logits)
 
 
 def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None) -> Any:

@@ -16,7 +16,7 @@ class SeedGenerator:
     """A stream of draws reproducible from `seed`: pass it as `seed=` to keep drawing new numbers."""
 
     def __init__(self, seed: int | None = None, name: str | None = None, **kwargs: Any) -> None:
-        self.generator = mt.random.Generator.from_seed(seed) if seed is not None else mt.random.get_global_generator()
+        self.generator = _generator(seed)
 
 
 def _generator(seed: Any) -> Any:

@@ -38,7 +38,7 @@ from minitape.ops.api import (
     where,
     zeros_like,
 )
-from minitape.ops.nn_ops import elu, relu, softplus
+from minitape.ops.nn_ops import check_same_shape, elu, relu, softplus
 from minitape.tensor import Tensor, TensorLike
 
 
@@ -296,12 +296,7 @@ def batch_normalization(
 def weighted_cross_entropy_with_logits(labels: Any, logits: Any, pos_weight: Any, name: str | None = None) -> Tensor:
     """sigmoid_cross_entropy_with_logits with the positive term weighted by pos_weight (above 1: fewer false
     negatives), as (1 - z) x + (1 + (q - 1) z) (log(1 + e^-|x|) + max(-x, 0)), which never overflows."""
-    label_shape, logit_shape = np.shape(_plain(labels)), np.shape(_plain(logits))
-    if label_shape != logit_shape:
-        raise ValueError(
-            f"weighted_cross_entropy_with_logits: logits and labels must have the same shape ({list(logit_shape)} "
-            f"vs {list(label_shape)}); reshape one, e.g. mt.reshape(labels, {list(logit_shape)})"
-        )
+    check_same_shape("weighted_cross_entropy_with_logits", labels, logits)
     log_weight = 1 + (pos_weight - 1) * labels
     return (1 - labels) * logits + log_weight * (log1p(exp(-abs(logits))) + relu(-logits))
 

@@ -261,6 +261,16 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     return -reduce_sum(labels * log_softmax(logits, axis=axis), axis=axis)
 
 
+def check_same_shape(what, labels, logits):
+    """Refuse labels and logits of different shapes: broadcasting (4,) against (4, 1) would train on a (4, 4) loss."""
+    label_shape, logit_shape = np.shape(_plain(labels)), np.shape(_plain(logits))
+    if label_shape != logit_shape:
+        raise ValueError(
+            f"{what}: logits and labels must have the same shape ({list(logit_shape)} vs {list(label_shape)}); "
+            f"reshape one, e.g. mt.reshape(labels, {list(logit_shape)})"
+        )
+
+
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     """Per-element binary cross-entropy of sigmoid(logits), as max(x,0) - x*z + log(1+e^-|x|).
 
@@ -269,12 +279,7 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     """
     if labels is None or logits is None:
         raise ValueError("sigmoid_cross_entropy_with_logits: pass both labels= and logits=, as in TensorFlow")
-    label_shape, logit_shape = np.shape(_plain(labels)), np.shape(_plain(logits))
-    if label_shape != logit_shape:  # broadcasting (4,) against (4, 1) would train on a (4, 4) loss
-        raise ValueError(
-            f"sigmoid_cross_entropy_with_logits: logits and labels must have the same shape ({list(logit_shape)} vs "
-            f"{list(label_shape)}); reshape one, e.g. mt.reshape(labels, {list(logit_shape)})"
-        )
+    check_same_shape("sigmoid_cross_entropy_with_logits", labels, logits)
     logits = convert_to_tensor(logits)
     positive = logits >= 0
     return where(positive, logits, 0) - logits * labels + log1p(exp(where(positive, -logits, logits)))
