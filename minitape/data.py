@@ -169,23 +169,7 @@ class Dataset:
         name: str | None = None,
     ) -> Dataset:
         """Stack `batch_size` consecutive elements into one; a shorter last batch is kept unless drop_remainder."""
-        size = int(batch_size)
-        if size <= 0:
-            raise ValueError(f"batch: batch_size must be positive, got {size}")
-
-        def generate() -> Iterator:
-            pending: list = []
-            for element in self:
-                pending.append(element)
-                if len(pending) == size:
-                    yield stack(pending)
-                    pending = []
-            if pending and not drop_remainder:
-                yield stack(pending)
-
-        n = self._cardinality
-        count = n if n < 0 else (n // size if drop_remainder else -(-n // size))
-        return Dataset(generate, count, lambda: batched_spec(self.element_spec, size if drop_remainder else None))
+        return self._batched("batch", batch_size, drop_remainder)
 
     def padded_batch(
         self,
@@ -197,24 +181,35 @@ class Dataset:
     ) -> Dataset:
         """batch() for elements of different shapes: each component is padded at the end of every axis, to
         `padded_shapes` (None or -1 in it: the longest in the batch) with `padding_values` (default 0)."""
+        return self._batched("padded_batch", batch_size, drop_remainder, True, padded_shapes, padding_values)
+
+    def _batched(
+        self,
+        method: str,
+        batch_size: int,
+        drop_remainder: bool,
+        pad: bool = False,
+        shapes: Any = None,
+        values: Any = None,
+    ) -> Dataset:
         size = int(batch_size)
         if size <= 0:
-            raise ValueError(f"padded_batch: batch_size must be positive, got {size}")
+            raise ValueError(f"{method}: batch_size must be positive, got {size}")
 
         def generate() -> Iterator:
             pending: list = []
             for element in self:
                 pending.append(element)
                 if len(pending) == size:
-                    yield stack(pending, True, padded_shapes, padding_values)
+                    yield stack(pending, pad, shapes, values)
                     pending = []
             if pending and not drop_remainder:
-                yield stack(pending, True, padded_shapes, padding_values)
+                yield stack(pending, pad, shapes, values)
 
         n = self._cardinality
         count = n if n < 0 else (n // size if drop_remainder else -(-n // size))
         batch = size if drop_remainder else None
-        return Dataset(generate, count, lambda: batched_spec(self.element_spec, batch, padded_shapes, pad=True))
+        return Dataset(generate, count, lambda: batched_spec(self.element_spec, batch, shapes, pad=pad))
 
     def reduce(self, initial_state: Any, reduce_func: Callable, name: str | None = None) -> Any:
         """Fold the elements into one value: state = reduce_func(state, element), starting from initial_state."""
