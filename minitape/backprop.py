@@ -39,13 +39,14 @@ def backward(records: list, seeds: dict[int, Tensor], source_ids: set[int], obse
     unseen = observer is None and not (state.tapes or state.accumulators or state.check_numerics)  # see bare.py
     grads: dict = {i: g._value for i, g in seeds.items()} if unseen else dict(seeds)
     outer, quiet = (state.backward_of, state.bare), NUMPY_ERRORS.set(IGNORE_ALL)  # NaN, inf: values, no warnings
+    state.bare = running_bare = False
     try:
         for record in reversed(relevant):
             input_ids, output_ids = record[INPUT_IDS], record[OUTPUT_IDS]
             # an output's gradient is complete here (all its consumers came later on the tape): pop it, so it is
             # freed once the rule has used it; a source's gradient stays, it is the answer
             take = grads.get if not source_ids.isdisjoint(output_ids) else grads.pop
-            upstream = list(map(take, output_ids, _NONE))
+            upstream = [take(output_ids[0], None)] if len(output_ids) == 1 else list(map(take, output_ids, _NONE))
             single = len(upstream) == 1 and upstream[0] is not None  # the common case, told without a scan
             missing = () if single else [k for k, g in enumerate(upstream) if g is None]
             if len(missing) == len(upstream):
@@ -63,9 +64,10 @@ def backward(records: list, seeds: dict[int, Tensor], source_ids: set[int], obse
                 continue
             for k in missing:  # an output nobody used: its gradient is zero
                 upstream[k] = np.zeros(op.output_shapes[k], record[DTYPES][len(input_ids) + k])
-            state.backward_of, state.bare = op, unseen and record[GRAD_FN] is None and bare.runs_bare(rule)
-            if not state.bare:
-                upstream = bare.tensors(upstream)
+            if running_bare is not (unseen and record[GRAD_FN] is None and bare.runs_bare(rule)):
+                state.bare = running_bare = not running_bare  # set only when the kind of rule changes
+            if not running_bare:  # the rule gets tensors, and a tape that records its ops learns whose they are
+                state.backward_of, upstream = op, bare.tensors(upstream)
             if observer is not None:
                 observer.rule(op, upstream)
             input_grads = rule(op, *upstream)

@@ -27,8 +27,7 @@ class GradientTape(TapeAPI):
     def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
         self._persistent = persistent
         self._watch_accessed_variables = watch_accessed_variables
-        self._recording = False
-        self._used = False
+        self._recording = self._used = False  # used: a one-shot tape that has given its answer
         self._records: list = []  # tuples (record.py), in the order the ops ran
         self._watched: set[int] = set()
         self._alive: dict = {}  # tensor id -> weak reference, for the values no recorded op computed
