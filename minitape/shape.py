@@ -56,6 +56,10 @@ class TensorShape(tuple):
 
     __hash__ = tuple.__hash__
 
+    def __bool__(self) -> bool:
+        """True when the rank is known, even for a scalar's `[]`, as in TensorFlow (a tuple would say False)."""
+        return True
+
     # ---- indexing and concatenation give TensorShapes ----------------------------------------------------
     def __getitem__(self, key: Any) -> Any:
         if type(key) is slice:

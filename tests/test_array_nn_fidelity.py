@@ -370,3 +370,66 @@ def test_dtypes_are_also_named_by_tensorflows_numbers():
     assert [mt.as_dtype(n) for n in (1, 2, 3, 9, 10)] == [mt.float32, mt.float64, mt.int32, mt.int64, mt.bool]
     with pytest.raises(TypeError, match="cannot interpret 7"):
         mt.as_dtype(7)  # DT_STRING: not a dtype minitape has
+
+
+# gather(batch_dims=b): example k picks from params[k] with indices[k]; the numbers are TensorFlow 2.21's
+P234 = np.arange(24.0).reshape(2, 3, 4)
+I22 = np.array([[0, 2], [1, 1]])
+
+
+def test_gather_with_batch_dims_picks_from_each_examples_own_slice():
+    assert mt.gather(P234, I22, batch_dims=1).numpy().tolist() == [
+        [[0, 1, 2, 3], [8, 9, 10, 11]],
+        [[16, 17, 18, 19], [16, 17, 18, 19]],
+    ]
+    on_last = [[[0, 2], [4, 6], [8, 10]], [[13, 13], [17, 17], [21, 21]]]
+    assert mt.gather(P234, I22, batch_dims=1, axis=2).numpy().tolist() == on_last
+    assert mt.gather(P234, I22, batch_dims=-1, axis=-1).numpy().tolist() == on_last  # -1: rank(indices) - 1
+    assert mt.gather(P234, [0, 1], batch_dims=1).numpy().tolist() == [[0, 1, 2, 3], [16, 17, 18, 19]]
+    two = mt.gather(P234, [[[0], [1], [2]], [[0], [0], [0]]], batch_dims=2, axis=2)
+    assert two.numpy().tolist() == [[[0], [5], [10]], [[12], [16], [20]]]
+
+
+def gather_by_loop(params, indices, b, axis):
+    """The definition of batch_dims: a plain gather per example, the examples stacked."""
+    if b == 0:
+        return np.take(params, indices, axis=axis)
+    return np.stack([gather_by_loop(p, i, b - 1, axis - 1) for p, i in zip(params, indices)])
+
+
+def test_gather_with_batch_dims_agrees_with_a_loop_over_the_batch():
+    rng = np.random.default_rng(0)
+    params = rng.normal(size=(2, 3, 5, 4))
+    for b, axis, index_shape in [(1, 1, (2, 4)), (1, 2, (2, 2, 3)), (2, 2, (2, 3, 2)), (1, 3, (2,)), (2, 3, (2, 3))]:
+        indices = rng.integers(0, params.shape[axis], size=index_shape)
+        got = mt.gather(params, indices, batch_dims=b, axis=axis).numpy()
+        np.testing.assert_array_equal(got, gather_by_loop(params, indices, b, axis))
+
+
+def test_gather_with_batch_dims_differentiates():
+    x = mt.Variable(P234)
+    with mt.GradientTape() as tape:
+        y = mt.reduce_sum(mt.gather(x, I22, batch_dims=1, axis=2) ** 2)
+    assert tape.gradient(y, x).numpy().tolist() == [  # TensorFlow's
+        [[0, 0, 4, 0], [8, 0, 12, 0], [16, 0, 20, 0]],
+        [[0, 52, 0, 0], [0, 68, 0, 0], [0, 84, 0, 0]],
+    ]
+    check_gradients(
+        lambda p: mt.gather(p, I22, batch_dims=1), [np.random.default_rng(1).normal(size=(2, 3, 4))], order=2
+    )
+    check_gradients(
+        lambda p: mt.gather(p, I22, batch_dims=1, axis=2), [np.random.default_rng(2).normal(size=(2, 3, 4))]
+    )
+
+
+def test_gather_with_batch_dims_refuses_what_tensorflow_refuses_and_says_why():
+    assert "batch_dims 3 is out of range for indices of rank 2; use a value in [-2, 2]" in message_of(
+        mt.errors.InvalidArgumentError, lambda: mt.gather(P234, I22, batch_dims=3, axis=2)
+    )
+    for indices, axis in [(I22, 0), ([[0], [1], [2]], 1)]:  # an axis inside the batch; batches of 2 and 3
+        assert "batch_dims=1 needs params and indices that agree on their leading 1 axes" in message_of(
+            mt.errors.InvalidArgumentError, lambda i=indices, a=axis: mt.gather(P234, i, batch_dims=1, axis=a)
+        )
+    assert "index 3 (at indices[0, 1]) is not in [0, 3) on axis 1" in message_of(
+        mt.errors.InvalidArgumentError, lambda: mt.gather(P234, [[0, 3], [1, 1]], batch_dims=1)
+    )

@@ -74,3 +74,9 @@ def test_tensorspec_from_tensor_from_spec_and_unknown_shape():
     assert merged == tf.TensorSpec([1, None])
     with pytest.raises(TypeError, match="takes a tensor"):
         tf.TensorSpec.from_tensor([1, 2])
+
+
+def test_a_shape_of_known_rank_is_true_even_a_scalars():
+    # TensorFlow: True, False, True, True (a tuple would make the scalar's [] false)
+    assert [bool(tf.TensorShape(d)) for d in ([], None, [0], [None])] == [True, False, True, True]
+    assert bool(tf.constant(1.0).shape) and not tf.constant(1.0).shape.as_list()

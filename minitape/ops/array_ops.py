@@ -157,22 +157,27 @@ def _index_text(k):
 
 # ---- gather and its scatter twin -----------------------------------------------------------------
 def _gather(params, indices, axis):
+    _check_indices(indices, params.shape, axis)
+    return np.take(params, indices, axis=axis)
+
+
+def _check_indices(indices, shape, axis):
+    """Refuse a non-integer or out-of-range index: TensorFlow refuses negative ones too, numpy would count back."""
     if indices.dtype.kind not in "iu":
         raise TypeError(f"indices must be integers, not {indices.dtype}")
-    n = params.shape[axis]
-    if indices.size and (indices.min() < 0 or indices.max() >= n):  # TensorFlow refuses negative indices too
+    n = shape[axis]
+    if indices.size and (indices.min() < 0 or indices.max() >= n):
         where = np.argwhere((indices < 0) | (indices >= n))[0]
         bad = indices[tuple(where)]
         raise InvalidArgumentError(
             f"index {bad} (at indices{[int(i) for i in where]}) is not in [0, {n}) on axis {axis} "
-            f"of params of shape {list(params.shape)}; "
+            f"of params of shape {list(shape)}; "
             + (
                 "negative indices do not count from the end here: use n - 1 for the last"
                 if bad < 0
                 else f"the axis has {n} entries"
             )
         )
-    return np.take(params, indices, axis=axis)
 
 
 def _gather_grad(g, indices, axis, shape):
@@ -196,13 +201,46 @@ gather_grad = defop(
 
 
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
-    """Pick slices of `params` along `axis` at `indices`."""
-    if batch_dims != 0:
-        raise NotImplementedError("gather with batch_dims != 0 is not supported by minitape")
-    axis = 0 if axis is None else int(_plain(axis))
-    rank = np.ndim(_plain(params))
-    _check_axis("gather", axis, rank, f"params of shape {list(np.shape(_plain(params)))}")
-    return gather_op(params, indices, axis=axis % rank)
+    """Pick slices of `params` along `axis` at `indices`.
+
+    With `batch_dims=b` the first b axes of `params` and `indices` are a batch: example k picks from its own
+    slice `params[k]` with its own `indices[k]`.
+    """
+    p_shape, i_shape = np.shape(_plain(params)), np.shape(_plain(indices))
+    rank, b = len(p_shape), int(_plain(batch_dims))
+    if not -len(i_shape) <= b <= len(i_shape):
+        raise InvalidArgumentError(
+            f"gather: batch_dims {b} is out of range for indices of rank {len(i_shape)}; "
+            f"use a value in [{-len(i_shape)}, {len(i_shape)}]"
+        )
+    b += len(i_shape) if b < 0 else 0
+    axis = b if axis is None else int(_plain(axis))
+    _check_axis("gather", axis, rank, f"params of shape {list(p_shape)}")
+    axis %= rank
+    if b == 0:
+        return gather_op(params, indices, axis=axis)
+    if axis < b or p_shape[:b] != i_shape[:b]:
+        raise InvalidArgumentError(
+            f"gather: batch_dims={b} needs params and indices that agree on their leading {b} axes (the batch) "
+            f"and an axis after them; got params {list(p_shape)}, indices {list(i_shape)}, axis {axis}"
+        )
+    return _batched_gather(params, np.asarray(_plain(indices)), axis, b)
+
+
+def _batched_gather(params, indices, axis, b):
+    """gather with batch_dims=b, as one plain gather: the batch and the gathered axis are flattened into one axis
+    of n * size entries, and example k's indices are shifted by k * size. The steps are ops, so they differentiate."""
+    shape, size = np.shape(_plain(params)), np.shape(_plain(params))[axis]
+    _check_indices(indices, shape, axis)
+    batch, mid, after, picked = shape[:b], shape[b:axis], shape[axis + 1 :], indices.shape[b:]
+    n = int(np.prod(batch))
+    front = transpose(params, [*range(b), axis, *range(b, axis), *range(axis + 1, len(shape))])  # batch, axis, mid
+    flat = reshape(front, (n * size, *mid, *after))
+    shifted = indices.reshape(n, *picked) + (np.arange(n) * size).reshape(n, *(1,) * len(picked))
+    out = gather_op(flat, shifted.astype(indices.dtype), axis=0)  # (n, *picked, *mid, *after)
+    k, m = len(picked), len(mid)
+    out = transpose(out, [0, *range(1 + k, 1 + k + m), *range(1, 1 + k), *range(1 + k + m, out.ndim)])
+    return reshape(out, (*batch, *mid, *picked, *after))
 
 
 # ---- joining and splitting -----------------------------------------------------------------------
