@@ -105,7 +105,8 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None 
             raise TypeError(
                 f"cannot convert {value!r} to {target.name}: it holds values outside [{limits.min}, {limits.max}]"
             )
-    array = np.array(array, dtype=target.as_numpy_dtype)
+    with np.errstate(over="ignore"):  # a number beyond the dtype's range is inf, silently, as in TensorFlow
+        array = np.array(array, dtype=target.as_numpy_dtype)
     if shape is not None:
         array = np.broadcast_to(array, tuple(shape)).copy() if array.size == 1 else array.reshape(tuple(shape))
     return Tensor(array)

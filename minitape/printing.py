@@ -28,8 +28,16 @@ def _text(value: Any, summarize: int | None) -> str:
 
 
 def _scalar(v: Any) -> str:
-    if isinstance(v, (float, np.floating)):
-        return f"{v:g}"
+    """One entry as TensorFlow prints it: the fewest digits (6 for float32, 15 for float64) that read back as the
+    same number, else all it takes (9, 17); booleans as 1 and 0."""
+    if isinstance(v, (np.floating, float)):
+        if isinstance(v, np.float64) or type(v) is float:
+            short = f"{v:.15g}"
+            return short if float(short) == v or v != v else f"{v:.17g}"
+        short = f"{v:.6g}"
+        return short if np.float32(short) == np.float32(v) or v != v else f"{v:.9g}"
+    if isinstance(v, (np.bool_, bool)):
+        return str(int(v))
     return str(v)
 
 

@@ -1,6 +1,9 @@
 """The smaller `tf.math` / `tf.nn` / `tf` functions tutorials call, and the errors for what minitape leaves out.
 Expected values are the examples of TensorFlow's API documentation."""
 
+import sys
+import warnings
+
 import numpy as np
 import pytest
 
@@ -352,3 +355,26 @@ def test_gather_nd_and_scatter_take_empty_index_lists():
 def test_tf_version_names_minitapes_version():
     # tutorials begin with print(tf.version.VERSION)
     assert mt.version.VERSION == mt.__version__ and mt.version.GIT_VERSION == "v" + mt.__version__
+
+
+def test_print_shows_as_many_digits_as_tensorflow(capsys):
+    # TensorFlow 2.21 prints each line below exactly so: float32 and float16 with 6 significant digits when they
+    # read back as the same float32, else 9; float64 with 15, else 17; booleans as 1 and 0
+    special = [1.5, 2.0 / 3, 1e-8, float("nan"), float("inf"), -0.0, 100.0]
+    for dtype in (mt.float16, mt.float32, mt.float64):
+        mt.print(mt.constant(special, dtype), summarize=-1, output_stream=sys.stdout)
+    mt.print(mt.constant([0.1, 1 / 7], mt.float64), mt.constant([True, False]), mt.constant(True), mt.constant(7))
+    out, err = capsys.readouterr()
+    assert out.splitlines() == [
+        "[1.5 0.666503906 0 nan inf -0 100]",
+        "[1.5 0.666666687 1e-08 nan inf -0 100]",
+        "[1.5 0.66666666666666663 1e-08 nan inf -0 100]",
+    ]
+    assert err == "[0.1 0.14285714285714285] [1 0] 1 7\n"
+
+
+def test_a_number_beyond_a_dtypes_range_converts_to_inf_without_a_numpy_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert mt.constant(1e20, mt.float16).numpy() == np.inf  # TensorFlow: inf, silently
+        assert mt.constant([-1e40], mt.float32).numpy()[0] == -np.inf
