@@ -8,6 +8,7 @@ and no prefetching: `prefetch` and `cache` return the dataset unchanged, and `nu
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -32,10 +33,11 @@ from minitape.data_elements import (
     to_tensors,
 )
 from minitape.dtypes import as_dtype, int64
+from minitape.shape import TensorShape
 from minitape.tensor import Tensor
 from minitape.tensor_spec import TensorSpec
 
-__all__ = ["AUTOTUNE", "Dataset", "Options", "experimental"]
+__all__ = ["AUTOTUNE", "Dataset", "DatasetSpec", "Options", "experimental"]
 
 AUTOTUNE = -1
 INFINITE_CARDINALITY = -1
@@ -347,12 +349,84 @@ class Dataset:
 
         def generate() -> Iterator:
             for element in self:
-                inner = call(map_func, element)
-                if not isinstance(inner, Dataset):
-                    raise TypeError(f"flat_map: map_func must return a Dataset, not {type(inner).__name__}")
-                yield from inner
+                yield from _dataset_from("flat_map", map_func, element)
 
         return Dataset(generate, UNKNOWN_CARDINALITY)
+
+    def interleave(
+        self,
+        map_func: Callable,
+        cycle_length: int | None = None,
+        block_length: int = 1,
+        num_parallel_calls: Any = None,
+        deterministic: Any = None,
+        name: str | None = None,
+    ) -> Dataset:
+        """The elements of the datasets `map_func` makes, `block_length` at a time from `cycle_length` of them in
+        turn (default: the number of CPU cores, as TensorFlow's AUTOTUNE on a CPU). A dataset that runs out ends
+        its turn; its place goes to the next element's dataset. cycle_length=1 is flat_map."""
+        cycle = (os.cpu_count() or 1) if cycle_length in (None, AUTOTUNE) else int(cycle_length)
+        block = int(block_length)
+        if cycle < 1 or block < 1:
+            raise ValueError(f"interleave: cycle_length and block_length must be positive, got {cycle}, {block}")
+
+        def generate() -> Iterator:
+            sources, slots, read_all = iter(self), [None] * cycle, False
+            while True:
+                for k in range(cycle):
+                    if slots[k] is None and not read_all:
+                        element = next(sources, _END)
+                        read_all = element is _END
+                        slots[k] = None if read_all else iter(_dataset_from("interleave", map_func, element))
+                    for _ in range(block) if slots[k] is not None else ():
+                        value = next(slots[k], _END)
+                        if value is _END:
+                            slots[k] = None
+                            break
+                        yield value
+                if read_all and all(slot is None for slot in slots):  # every dataset made and run out
+                    return
+
+        return Dataset(generate, UNKNOWN_CARDINALITY)
+
+    def window(
+        self,
+        size: int,
+        shift: int | None = None,
+        stride: int = 1,
+        drop_remainder: bool = False,
+        name: str | None = None,
+    ) -> Dataset:
+        """Windows of `size` elements (every `stride`-th), a new one every `shift` elements (default: size); each
+        window is a dataset (a tuple or dict of datasets for structured elements), so `flat_map(lambda w:
+        w.batch(size))` makes tensors of them. The last windows are shorter unless drop_remainder."""
+        size, stride = int(size), int(stride)
+        shift = size if shift is None else int(shift)
+        if min(size, shift, stride) < 1:
+            raise ValueError(f"window: size, shift and stride must be positive, got {size}, {shift}, {stride}")
+        span = (size - 1) * stride + 1  # the elements one window reaches over
+
+        def generate() -> Iterator:
+            buffer, skip = [], 0
+            for element in self:
+                if skip:  # a shift longer than the span jumps over elements no window holds
+                    skip -= 1
+                    continue
+                buffer.append(element)
+                if len(buffer) == span:
+                    yield _window(buffer[::stride])
+                    buffer, skip = buffer[shift:], max(shift - span, 0)
+            while buffer and not drop_remainder:
+                yield _window(buffer[::stride])
+                buffer = buffer[shift:]
+
+        n = self._cardinality
+        if n < 0:
+            count = n
+        else:
+            count = (n - span) // shift + 1 if n >= span else 0
+            count = count if drop_remainder else -(-n // shift)
+        return Dataset(generate, count, lambda: map_leaves(DatasetSpec, self.element_spec))
 
     def take_while(self, predicate: Callable, name: str | None = None) -> Dataset:
         """The elements up to (not including) the first for which `predicate` is False."""
@@ -500,3 +574,43 @@ experimental = _Experimental()
 
 def __getattr__(name: str) -> Any:
     missing.raise_missing("tf.data", name, missing.DATA)
+
+
+_END = object()  # what next() gives when an iterator has run out
+
+
+class DatasetSpec:
+    """The spec of an element that is itself a dataset (a window): the spec of that dataset's elements."""
+
+    def __init__(self, element_spec: Any, dataset_shape: Any = ()) -> None:
+        self.element_spec, self.dataset_shape = element_spec, TensorShape(dataset_shape)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, DatasetSpec) and (other.element_spec, other.dataset_shape) == (
+            self.element_spec,
+            self.dataset_shape,
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"DatasetSpec({self.element_spec!r}, {self.dataset_shape!r})"
+
+
+def _dataset_from(method: str, map_func: Callable, element: Any) -> Dataset:
+    """`map_func(element)`, which must be a dataset (flat_map and interleave take one per element)."""
+    inner = call(map_func, element)
+    if not isinstance(inner, Dataset):
+        raise TypeError(f"{method}: map_func must return a Dataset, not {type(inner).__name__}")
+    return inner
+
+
+def _window(elements: list) -> Any:
+    """A window of elements as datasets: one per component, in the elements' structure."""
+    leaves = [flatten(e) for e in elements]
+    return pack(elements[0], (_listed([row[k] for row in leaves]) for k in range(len(leaves[0]))))
+
+
+def _listed(values: list) -> Dataset:
+    """A dataset of the given tensors, in order."""
+    return Dataset(lambda: iter(values), len(values), lambda: spec_of(values[0]))

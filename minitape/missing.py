@@ -212,8 +212,6 @@ FUNCTION = dict.fromkeys(
     "and reach the Python function as f.python_function",
 )
 DATASET = {
-    "interleave": "read the sources one after the other with concatenate, or build the elements in Python",
-    "window": "batch consecutive elements with batch(), or slice a numpy array",
     "group_by_window": "sort or group the elements in Python first",
     "bucket_by_sequence_length": "use padded_batch",
     "save": "datasets cannot be saved; keep the numpy arrays with np.save",

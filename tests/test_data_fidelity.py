@@ -98,7 +98,55 @@ def test_sample_from_datasets_and_options():
 
 
 def test_left_out_names_say_so():
-    with pytest.raises(AttributeError, match="has no tf.data.Dataset.interleave"):
-        Dataset.range(3).interleave  # noqa: B018
+    with pytest.raises(AttributeError, match="has no tf.data.Dataset.group_by_window"):
+        Dataset.range(3).group_by_window  # noqa: B018
     with pytest.raises(AttributeError, match="has no tf.data.TFRecordDataset"):
         tf.data.TFRecordDataset  # noqa: B018
+
+
+# ---- window and interleave: every expected list is what TensorFlow 2.21 gives ----------------------------
+@pytest.mark.parametrize(
+    "options, windows",
+    [
+        (dict(size=3, shift=2), [[0, 1, 2], [2, 3, 4], [4, 5, 6], [6]]),
+        (dict(size=3, shift=1, stride=2), [[0, 2, 4], [1, 3, 5], [2, 4, 6], [3, 5], [4, 6], [5], [6]]),
+        (dict(size=3, shift=2, drop_remainder=True), [[0, 1, 2], [2, 3, 4], [4, 5, 6]]),
+        (dict(size=2), [[0, 1], [2, 3], [4, 5], [6]]),
+        (dict(size=2, shift=5), [[0, 1], [5, 6]]),
+        (dict(size=4, shift=3, stride=2), [[0, 2, 4, 6], [3, 5], [6]]),
+    ],
+)
+def test_window_makes_a_dataset_per_window(options, windows):
+    ds = Dataset.range(7).window(**options)
+    assert [values(w) for w in ds] == windows
+    assert int(ds.cardinality()) == len(windows)
+
+
+def test_window_of_structured_elements_and_the_flat_map_that_batches_it():
+    pairs = Dataset.from_tensor_slices((np.arange(5), np.arange(5) * 10)).window(2, shift=2)
+    assert [(values(a), values(b)) for a, b in pairs] == [([0, 1], [0, 10]), ([2, 3], [20, 30]), ([4], [40])]
+    assert pairs.element_spec == (tf.data.DatasetSpec(tf.TensorSpec([], tf.int64)),) * 2
+    assert (
+        repr(pairs.element_spec[0]) == "DatasetSpec(TensorSpec(shape=(), dtype=mt.int64, name=None), TensorShape([]))"
+    )
+    rows = Dataset.range(7).window(3, shift=1, drop_remainder=True).flat_map(lambda w: w.batch(3))
+    assert values(rows) == [[0, 1, 2], [1, 2, 3], [2, 3, 4], [3, 4, 5], [4, 5, 6]]
+    assert values(Dataset.range(5).repeat().window(2).take(2).flat_map(lambda w: w.batch(2))) == [[0, 1], [2, 3]]
+    with pytest.raises(ValueError, match="window: size, shift and stride must be positive, got 2, 0, 1"):
+        Dataset.range(3).window(2, shift=0)
+
+
+def test_interleave_takes_block_length_elements_from_cycle_length_datasets_in_turn():
+    repeated = Dataset.range(1, 6).interleave(
+        lambda x: Dataset.from_tensors(x).repeat(6), cycle_length=2, block_length=4
+    )
+    assert values(repeated) == [1] * 4 + [2] * 4 + [1] * 2 + [2] * 2 + [3] * 4 + [4] * 4 + [3] * 2 + [4] * 2 + [5] * 6
+    ranges = Dataset.range(1, 6).interleave(lambda x: Dataset.range(x), cycle_length=3)
+    assert values(ranges) == [0, 0, 0, 1, 1, 0, 2, 1, 0, 2, 1, 3, 2, 3, 4]
+    assert int(ranges.cardinality()) == -2  # unknown, as TensorFlow's
+    one_at_a_time = Dataset.range(1, 4).interleave(lambda x: Dataset.range(x, x + 3), cycle_length=1)
+    assert values(one_at_a_time) == [1, 2, 3, 2, 3, 4, 3, 4, 5]
+    assert values(Dataset.range(4).interleave(lambda x: Dataset.range(x, x + 1))) == [0, 1, 2, 3]  # AUTOTUNE cycle
+    assert values(Dataset.range(3).interleave(lambda x: Dataset.range(0), cycle_length=2)) == []
+    with pytest.raises(TypeError, match="interleave: map_func must return a Dataset, not Tensor"):
+        list(Dataset.range(3).interleave(lambda x: x * 2))

@@ -194,3 +194,62 @@ def test_register_keras_serializable_leaves_the_class_usable():
             return 2.0 * x
 
     assert float(Twice()(mt.constant(3.0))) == 6.0
+
+
+# ---- keras.utils.timeseries_dataset_from_array: the expected values are what Keras 3.15 gives --------------
+def windows_of(ds):
+    return [tuple(part.numpy().tolist() for part in batch) if isinstance(batch, tuple) else batch.numpy().tolist()
+            for batch in ds]  # fmt: skip
+
+
+def test_timeseries_windows_start_every_stride_rows_and_pair_with_the_target_at_their_start():
+    data = np.arange(20, dtype="float32").reshape(10, 2)
+    ds = mt.keras.utils.timeseries_dataset_from_array(
+        data, np.arange(10) * 100, sequence_length=3, sequence_stride=2, sampling_rate=2, batch_size=2
+    )
+    batches = list(ds)
+    assert [x.shape for x, _ in batches] == [(2, 3, 2), (1, 3, 2)] and batches[0][0].dtype == mt.float32
+    assert [(x.numpy()[:, :, 0].tolist(), y.numpy().tolist()) for x, y in batches] == [
+        ([[0, 4, 8], [4, 8, 12]], [0, 200]),
+        ([[8, 12, 16]], [400]),
+    ]
+    within = mt.keras.utils.timeseries_dataset_from_array(
+        np.arange(10), None, sequence_length=4, batch_size=3, start_index=2, end_index=9
+    )
+    assert windows_of(within) == [[[2, 3, 4, 5], [3, 4, 5, 6], [4, 5, 6, 7]], [[5, 6, 7, 8]]]
+    short_targets = mt.keras.utils.timeseries_dataset_from_array(
+        np.arange(10.0), np.arange(5), sequence_length=4, batch_size=3
+    )
+    assert windows_of(short_targets) == [
+        ([[0, 1, 2, 3], [1, 2, 3, 4], [2, 3, 4, 5]], [0, 1, 2]),
+        ([[3, 4, 5, 6], [4, 5, 6, 7]], [3, 4]),
+    ]
+    assert int(short_targets.cardinality()) == 2
+    offset = mt.keras.utils.timeseries_dataset_from_array(
+        np.arange(10.0), np.arange(10) * 100, sequence_length=3, start_index=3, end_index=9, batch_size=10
+    )
+    assert windows_of(offset) == [([[3, 4, 5], [4, 5, 6], [5, 6, 7], [6, 7, 8]], [300, 400, 500, 600])]
+
+
+def test_timeseries_shuffle_reorders_whole_windows_with_their_targets():
+    mt.keras.utils.set_random_seed(0)
+    ds = mt.keras.utils.timeseries_dataset_from_array(
+        np.arange(10.0), np.arange(10) * 100, sequence_length=3, shuffle=True, batch_size=10
+    )
+    ((x, y),) = list(ds)
+    assert sorted(y.numpy().tolist()) == [0, 100, 200, 300, 400, 500, 600, 700]
+    assert y.numpy().tolist() != sorted(y.numpy().tolist())
+    np.testing.assert_array_equal(x.numpy()[:, 0] * 100, y.numpy())  # each window still with its own target
+
+
+def test_timeseries_arguments_are_checked_with_messages_that_say_what_is_allowed():
+    make = mt.keras.utils.timeseries_dataset_from_array
+    for keyword in ("sequence_stride", "sampling_rate", "batch_size"):
+        with pytest.raises(ValueError, match=f"{keyword} must be a positive integer, got 0"):
+            make(np.arange(10.0), None, 3, **{keyword: 0})
+    with pytest.raises(ValueError, match="sequence_length must be a positive integer, got 0"):
+        make(np.arange(10.0), None, 0)
+    for start, end in [(12, None), (4, 2), (-1, None)]:
+        with pytest.raises(ValueError, match=r"must satisfy 0 <= start_index < end_index <= 10 \(the number of rows"):
+            make(np.arange(10.0), None, 3, start_index=start, end_index=end)
+    assert list(make(np.arange(10.0), None, 20)) == []  # no window fits: an empty dataset, as Keras

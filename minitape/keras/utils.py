@@ -1,4 +1,4 @@
-"""`mt.keras.utils`: seeding, label helpers and `get_file`."""
+"""`mt.keras.utils`: seeding, label helpers, windows of a time series, and `get_file`."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from minitape import random
+from minitape import data as tf_data
+from minitape import gather, random
 from minitape.convert import constant
 from minitape.keras import unsupported
 from minitape.keras.downloads import get_file  # noqa: F401 - keras.utils.get_file
@@ -34,6 +35,55 @@ def to_categorical(x: Any, num_classes: int | None = None) -> Any:
     if labels.size and (labels.min() < 0 or labels.max() >= n):
         raise ValueError(f"to_categorical: labels must be in [0, {n}), got values {labels.min()} to {labels.max()}")
     return np.eye(n)[labels]
+
+
+def timeseries_dataset_from_array(
+    data: Any,
+    targets: Any,
+    sequence_length: int,
+    sequence_stride: int = 1,
+    sampling_rate: int = 1,
+    batch_size: int = 128,
+    shuffle: bool = False,
+    seed: int | None = None,
+    start_index: int | None = None,
+    end_index: int | None = None,
+) -> Any:
+    """Batches of windows over the rows of `data`: each window holds `sequence_length` rows, every
+    `sampling_rate`-th, and a new one starts every `sequence_stride` rows, within [start_index, end_index).
+
+    With `targets`, a window starting at row i comes with `targets[i]`: to predict what follows a window,
+    pass targets shifted by its length (`data[n:]`). Windows are cut per batch, so a long series is not
+    copied sequence_length times. shuffle reorders the windows on every pass (minitape's seeded order,
+    not Keras's).
+    """
+    rows = np.asarray(data)
+    for what, value in [("sequence_length", sequence_length), ("sequence_stride", sequence_stride),
+                        ("sampling_rate", sampling_rate), ("batch_size", batch_size)]:  # fmt: skip
+        if int(value) < 1:
+            raise ValueError(f"timeseries_dataset_from_array: {what} must be a positive integer, got {value}")
+    start = 0 if start_index is None else int(start_index)
+    end = len(rows) if end_index is None else int(end_index)
+    if not 0 <= start < end <= len(rows):
+        raise ValueError(
+            f"timeseries_dataset_from_array: start_index={start_index} and end_index={end_index} must satisfy "
+            f"0 <= start_index < end_index <= {len(rows)} (the number of rows of data)"
+        )
+    count = end - start - (int(sequence_length) - 1) * int(sampling_rate)  # windows that fit before end_index
+    if targets is not None:
+        targets = np.asarray(targets)
+        count = min(count, len(targets) - start)
+    starts = start + np.arange(0, max(count, 0), int(sequence_stride))
+    steps = np.arange(int(sequence_length)) * int(sampling_rate)
+    series = constant(rows)
+    windows = tf_data.Dataset.from_tensor_slices(starts)
+    if shuffle:
+        windows = windows.shuffle(max(len(starts), 1), seed=seed)
+    windows = windows.batch(int(batch_size))
+    if targets is None:
+        return windows.map(lambda first: gather(series, first[:, None] + steps))
+    picked = constant(targets)
+    return windows.map(lambda first: (gather(series, first[:, None] + steps), gather(picked, first)))
 
 
 __getattr__ = unsupported.module_getattr("keras.utils")  # a left-out name says what to use instead
