@@ -224,6 +224,14 @@ class TensorLike:
     def get_shape(self) -> TensorShape:
         return self.shape
 
+    def set_shape(self, shape: Any) -> None:
+        """Check that the shape fits `shape` (None: any size), as in eager TensorFlow, where it changes nothing."""
+        wanted = TensorShape(shape)
+        if not self.shape.is_compatible_with(wanted):  # an unknown rank fits every shape: never here
+            raise ValueError(
+                f"Tensor's shape {tuple(self.shape)} is not compatible with supplied shape {tuple(wanted)}."
+            )
+
 
 builtins_bool = bool
 

@@ -378,3 +378,14 @@ def test_a_number_beyond_a_dtypes_range_converts_to_inf_without_a_numpy_warning(
         warnings.simplefilter("error")
         assert mt.constant(1e20, mt.float16).numpy() == np.inf  # TensorFlow: inf, silently
         assert mt.constant([-1e40], mt.float32).numpy()[0] == -np.inf
+
+
+def test_set_shape_checks_the_shape_and_changes_nothing_as_in_eager_tensorflow():
+    t = mt.zeros((2, 3))
+    t.set_shape([None, 3])  # the time-series tutorial's WindowGenerator does this to every batch
+    t.set_shape(None)
+    mt.Variable(t).set_shape([2, 3])
+    assert t.shape == (2, 3)
+    for wrong, text in [([2, 4], r"\(2, 4\)"), ([2], r"\(2,\)")]:
+        with pytest.raises(ValueError, match=rf"Tensor's shape \(2, 3\) is not compatible with supplied shape {text}"):
+            t.set_shape(wrong)
