@@ -150,10 +150,10 @@ from minitape import test_util  # noqa: E402,F401 - uses the namespace above
 
 def __getattr__(name: str) -> Any:
     """`mt.keras` loads on first use, so `import minitape` stays light; a name TensorFlow has says it is missing."""
-    if name == "keras":
+    if name == "keras" or name in _KERAS_ALIASES:  # tf.optimizers is tf.keras.optimizers, and so on
         import importlib
 
-        return importlib.import_module("minitape.keras")
+        return importlib.import_module("minitape.keras" + ("" if name == "keras" else "." + name))
     missing.raise_missing("tf", name, _NOT_IMPLEMENTED)
 
 
@@ -161,6 +161,7 @@ def __getattr__(name: str) -> Any:
 dtypes.cast, dtypes.saturate_cast = cast, saturate_cast  # noqa: F405 - cast comes with the op namespace
 dtypes.__getattr__ = functools.partial(missing.raise_missing, "tf.dtypes", table=missing.DTYPES)
 
+_KERAS_ALIASES = ("initializers", "optimizers", "losses", "metrics")  # TensorFlow 2's short names for them
 _NOT_IMPLEMENTED = missing.TOP_LEVEL  # what TensorFlow has and minitape leaves out, with what to use instead
 
 from minitape.init_ops import (  # noqa: E402 - TensorFlow's top-level initializers

@@ -389,3 +389,14 @@ def test_set_shape_checks_the_shape_and_changes_nothing_as_in_eager_tensorflow()
     for wrong, text in [([2, 4], r"\(2, 4\)"), ([2], r"\(2,\)")]:
         with pytest.raises(ValueError, match=rf"Tensor's shape \(2, 3\) is not compatible with supplied shape {text}"):
             t.set_shape(wrong)
+
+
+def test_tensorflows_short_names_for_keras_modules():
+    # TensorFlow 2.21: tf.initializers, tf.optimizers, tf.losses and tf.metrics are Keras's modules
+    assert (mt.initializers, mt.optimizers, mt.losses, mt.metrics) == (
+        mt.keras.initializers,
+        mt.keras.optimizers,
+        mt.keras.losses,
+        mt.keras.metrics,
+    )
+    assert mt.initializers.zeros()([2]).numpy().tolist() == [0.0, 0.0]  # the time-series tutorial's Dense init
