@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 _SAVE = (
-    "minitape cannot save models to files; keep the weights with `weights = model.get_weights()` and restore them "
-    "with `model.set_weights(weights)` (or np.save the arrays yourself)"
+    "minitape saves weights, not whole models (it cannot write a model's architecture as a config): "
+    "`model.save_weights('model.weights.h5')` writes Keras 3's weights file, and after building the same "
+    "model again with the same code, `model.load_weights('model.weights.h5')` restores it"
 )
 
 _INSTEAD: dict[str, str] = {
@@ -29,8 +30,6 @@ _INSTEAD: dict[str, str] = {
     "keras.models.clone_model": "build a new model with the same code, then new.set_weights(old.get_weights())",
     "keras.models.model_from_json": _SAVE,
     "keras.Model.save": _SAVE,
-    "keras.Model.save_weights": _SAVE,
-    "keras.Model.load_weights": _SAVE,
     "keras.Model.to_json": _SAVE,
     "keras.Model.export": _SAVE,
     # keras.callbacks.*
