@@ -1,14 +1,15 @@
-"""Model.save_weights / load_weights in Keras 3's `.weights.h5` format.
+"""Model.save_weights / load_weights in Keras 3's `.weights.h5` format, and keras.callbacks.ModelCheckpoint.
 
 Round trips for Sequential, functional and subclassed models; two files real Keras 3.15 wrote (tests/data, made by
 tests/data/write_keras3_weights.py) load into the same architectures and give the predictions Keras printed, and
-the files minitape writes for them have Keras's layout; and the errors.
+the files minitape writes for them have Keras's layout; the errors; and ModelCheckpoint's choice of when to save.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -305,3 +306,183 @@ def test_model_save_and_load_model_still_refuse_and_point_to_the_weights():
         small().save("model.keras")
     with pytest.raises(AttributeError, match=r"no keras.models.load_model: .*load_weights"):
         keras.models.load_model  # noqa: B018
+
+
+# ---- ModelCheckpoint -----------------------------------------------------------------------------------------
+class Scores(keras.callbacks.Callback):
+    """Logs `values[epoch]` as `key` at the end of each epoch (before the callbacks after it read the logs), and
+    keeps the model's weights at that moment."""
+
+    def __init__(self, key, values):
+        super().__init__()
+        self.key, self.values, self.weights = key, values, []
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs[self.key] = self.values[epoch]
+        self.weights.append(self.model.get_weights())
+
+
+def fit_with(checkpoint, key="score", values=(0.3, 0.5, 0.4, 0.6, 0.1), metrics=None):
+    model = keras.Sequential([keras.Input((2,)), layers.Dense(1)])
+    model.compile(keras.optimizers.SGD(0.1), "mse", metrics=metrics)
+    x = np.linspace(-1, 1, 16, dtype="float32").reshape(8, 2)
+    scores = Scores(key, list(values))
+    model.fit(
+        x, x[:, :1] * 2, epochs=len(values), batch_size=4, shuffle=False, verbose=0, callbacks=[scores, checkpoint]
+    )
+    return model, scores
+
+
+def saved_epochs(folder):
+    return sorted(int(name[1:3]) for name in os.listdir(folder))
+
+
+@pytest.mark.parametrize(("mode", "expected"), [("min", [1, 5]), ("max", [1, 2, 4])])
+def test_save_best_only_writes_only_when_the_monitored_value_improves(mode, expected, tmp_path):
+    path = tmp_path / "e{epoch:02d}-{score:.2f}.weights.h5"
+    checkpoint = keras.callbacks.ModelCheckpoint(
+        path, monitor="score", mode=mode, save_best_only=True, save_weights_only=True
+    )
+    fit_with(checkpoint)
+    assert saved_epochs(tmp_path) == expected
+    assert ("e02-0.50.weights.h5" if mode == "max" else "e05-0.10.weights.h5") in os.listdir(tmp_path)
+    assert checkpoint.best == (0.1 if mode == "min" else 0.6)
+
+
+def test_without_save_best_only_every_epoch_is_saved(tmp_path):
+    fit_with(keras.callbacks.ModelCheckpoint(tmp_path / "e{epoch:02d}.weights.h5", save_weights_only=True))
+    assert saved_epochs(tmp_path) == [1, 2, 3, 4, 5]
+
+
+@pytest.mark.parametrize(
+    ("monitor", "metrics", "expected"),
+    [("val_loss", None, [1, 5]), ("val_accuracy", ["accuracy"], [1, 2, 4]), ("val_mae", ["mae"], [1, 5])],
+)
+def test_mode_auto_takes_min_for_a_loss_and_asks_the_metric_otherwise(monitor, metrics, expected, tmp_path):
+    checkpoint = keras.callbacks.ModelCheckpoint(
+        tmp_path / "e{epoch:02d}.weights.h5", monitor=monitor, save_best_only=True, save_weights_only=True
+    )
+    fit_with(checkpoint, key=monitor, metrics=metrics)
+    assert saved_epochs(tmp_path) == expected
+
+
+def test_mode_auto_with_a_value_it_cannot_place_raises_keras_error(tmp_path):
+    checkpoint = keras.callbacks.ModelCheckpoint(tmp_path / "e.weights.h5", monitor="score", save_weights_only=True)
+    with pytest.raises(ValueError, match=r"monitor=score, but Keras isn't able to automatically determine.*mode='max'"):
+        fit_with(checkpoint)
+
+
+def test_an_unknown_mode_warns_and_falls_back_to_auto():
+    with pytest.warns(UserWarning, match="ModelCheckpoint mode 'biggest' is unknown, fallback to auto mode."):
+        checkpoint = keras.callbacks.ModelCheckpoint("x.weights.h5", mode="biggest", save_weights_only=True)
+    assert checkpoint.mode == "auto"
+
+
+def test_initial_value_threshold_is_the_best_to_beat(tmp_path):
+    checkpoint = keras.callbacks.ModelCheckpoint(
+        tmp_path / "e{epoch:02d}.weights.h5",
+        monitor="score",
+        mode="min",
+        save_best_only=True,
+        save_weights_only=True,
+        initial_value_threshold=0.2,
+    )
+    fit_with(checkpoint)
+    assert saved_epochs(tmp_path) == [5]
+
+
+def test_the_best_weights_file_holds_the_weights_of_the_best_epoch(tmp_path):
+    path = tmp_path / "best.weights.h5"
+    checkpoint = keras.callbacks.ModelCheckpoint(
+        path, monitor="score", mode="max", save_best_only=True, save_weights_only=True
+    )
+    model, scores = fit_with(checkpoint, values=(0.3, 0.5, 0.9, 0.6, 0.1))
+    best = scores.weights[2]  # epoch 3's
+    assert not np.allclose(best[0], model.get_weights()[0])
+    restored = keras.Sequential([keras.Input((2,)), layers.Dense(1)])
+    restored.load_weights(path)
+    for mine, theirs in zip(restored.get_weights(), best):
+        np.testing.assert_array_equal(mine, theirs)
+
+
+def test_a_real_val_loss_names_the_files_and_picks_the_lowest(tmp_path):
+    model = keras.Sequential([keras.Input((2,)), layers.Dense(1)])
+    model.compile(keras.optimizers.SGD(0.5), "mse")  # a rate this large overshoots: val_loss goes up and down
+    x = np.linspace(-1, 1, 16, dtype="float32").reshape(8, 2)
+    path = tmp_path / "m{epoch:02d}-{val_loss:.3f}.weights.h5"
+    checkpoint = keras.callbacks.ModelCheckpoint(path, save_best_only=True, save_weights_only=True)
+    history = model.fit(
+        x,
+        x[:, :1],
+        epochs=6,
+        batch_size=4,
+        shuffle=False,
+        verbose=0,
+        validation_data=(x[:4], x[:4, :1]),
+        callbacks=[checkpoint],
+    )
+    losses = history.history["val_loss"]
+    improved = [e + 1 for e, v in enumerate(losses) if v < min(losses[:e], default=np.inf)]
+    assert 1 < len(improved) < len(losses)
+    assert sorted(os.listdir(tmp_path)) == [f"m{e:02d}-{losses[e - 1]:.3f}.weights.h5" for e in improved]
+
+
+def test_verbose_prints_keras_messages(tmp_path, capsys):
+    path = str(tmp_path / "best.weights.h5")
+    checkpoint = keras.callbacks.ModelCheckpoint(
+        path, monitor="score", mode="min", save_best_only=True, save_weights_only=True, verbose=1
+    )
+    fit_with(checkpoint, values=(0.3, 0.5))
+    printed = capsys.readouterr().out
+    assert f"\nEpoch 1: score improved from None to 0.30000, saving model to {path}\n" in printed
+    assert f"\nEpoch 1: finished saving model to {path}\n" in printed
+    assert "\nEpoch 2: score did not improve from 0.30000\n" in printed and "Epoch 2: finished" not in printed
+
+
+def test_a_monitor_missing_from_the_logs_warns_as_keras_and_saves_anyway(tmp_path):
+    checkpoint = keras.callbacks.ModelCheckpoint(
+        tmp_path / "e{epoch:02d}.weights.h5",
+        monitor="val_nope",
+        mode="min",
+        save_best_only=True,
+        save_weights_only=True,
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit_with(checkpoint, values=(0.3, 0.5))
+    assert [str(w.message) for w in caught] == ["Can save best model only with val_nope available."] * 2
+    assert saved_epochs(tmp_path) == [1, 2]
+
+
+def test_a_filepath_naming_a_value_not_logged_is_a_key_error(tmp_path):
+    checkpoint = keras.callbacks.ModelCheckpoint(tmp_path / "{val_acc:.2f}.weights.h5", save_weights_only=True)
+    with pytest.raises(KeyError) as caught:
+        fit_with(checkpoint, values=(0.3,))
+    message = caught.value.args[0]
+    assert message.startswith('Failed to format this callback filepath: "') and "Reason: 'val_acc'" in message
+    assert "['loss', 'score']" in message  # what it could have named
+
+
+def test_save_freq_in_batches_names_epoch_and_batch(tmp_path):
+    checkpoint = keras.callbacks.ModelCheckpoint(
+        tmp_path / "e{epoch}-b{batch}.weights.h5", save_weights_only=True, save_freq=3
+    )
+    fit_with(checkpoint, values=(0.3, 0.5, 0.4))  # 2 batches an epoch: saves after batches 3 and 6 in all
+    assert sorted(os.listdir(tmp_path)) == ["e2-b1.weights.h5", "e3-b2.weights.h5"]
+
+
+def test_saving_whole_models_is_refused_at_construction_with_what_to_pass_instead():
+    with pytest.raises(
+        NotImplementedError,
+        match=r"cannot write a model's architecture.*ModelCheckpoint\('best\."
+        r"weights\.h5', save_weights_only=True",
+    ):
+        keras.callbacks.ModelCheckpoint("best.keras", save_best_only=True)
+    with pytest.raises(
+        ValueError,
+        match=r"When using `save_weights_only=True` in `ModelCheckpoint`, the filepath "
+        r"provided must end in `\.weights\.h5`.*'best\.weights\.h5'",
+    ):
+        keras.callbacks.ModelCheckpoint("best.h5", save_weights_only=True)
+    with pytest.raises(ValueError, match="Unrecognized save_freq: batch"):
+        keras.callbacks.ModelCheckpoint("best.weights.h5", save_weights_only=True, save_freq="batch")

@@ -37,11 +37,11 @@ _INSTEAD: dict[str, str] = {
         "there is no TensorBoard logging; fit returns a History whose .history dict holds every logged value "
         "per epoch: plot it with matplotlib"
     ),
-    "keras.callbacks.ModelCheckpoint": (
-        "minitape cannot save models; to keep the best weights use "
-        "keras.callbacks.EarlyStopping(restore_best_weights=True), or get_weights() in your own Callback"
+    "keras.callbacks.BackupAndRestore": (
+        "there is no resumable training state (minitape does not save the optimizer); save the weights each "
+        "epoch with keras.callbacks.ModelCheckpoint('ckpt.weights.h5', save_weights_only=True) and load_weights "
+        "them before fitting again"
     ),
-    "keras.callbacks.BackupAndRestore": _SAVE,
     "keras.callbacks.CSVLogger": "write History.history (a dict of lists) to CSV yourself, e.g. with the csv module",
     "keras.callbacks.ReduceLROnPlateau": (
         "use a schedule (keras.optimizers.schedules.ExponentialDecay) or keras.callbacks.LearningRateScheduler"
