@@ -9,8 +9,14 @@ from __future__ import annotations
 from typing import Any, NoReturn
 
 TOP_LEVEL = {
-    "saved_model": "models cannot be saved; keep the weights with [v.numpy() for v in model.variables] and np.save",
-    "train": "there are no checkpoints; save the weights with np.save([v.numpy() for v in model.variables])",
+    "saved_model": (
+        "models cannot be saved whole; a keras model saves its weights with model.save_weights('m.weights.h5'), "
+        "other modules keep theirs with [v.numpy() for v in module.variables] and np.save"
+    ),
+    "train": (
+        "there are no checkpoints; a keras model saves its weights with model.save_weights('m.weights.h5') (or "
+        "keras.callbacks.ModelCheckpoint during fit), other modules with np.save([v.numpy() for v in m.variables])"
+    ),
     "summary": "there is no TensorBoard; print the values or plot them with matplotlib",
     "io": "read files with numpy or Python and convert with mt.constant",
     "lite": "there is no model conversion: minitape is for learning, not deployment",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 import warnings
@@ -198,6 +199,157 @@ class LearningRateScheduler(Callback):
             logs["learning_rate"] = float(np.asarray(self.model.optimizer.learning_rate))
 
 
+class ModelCheckpoint(Callback):
+    """Save the weights to `filepath` (ending in `.weights.h5`) after each epoch, or every `save_freq` batches.
+
+    `filepath` may name the epoch and any logged value: 'ckpt/e{epoch:02d}-{val_loss:.2f}.weights.h5'.
+    With `save_best_only=True` it saves only when `monitor` improves on the best value so far (or on
+    `initial_value_threshold`): lower is better with mode='min', higher with 'max'; 'auto' takes 'min' for a loss
+    and asks the compiled metric of that name (accuracy and the like go up). minitape saves weights only, so
+    `save_weights_only=True` is required: load them back with `model.load_weights(filepath)`.
+    """
+
+    def __init__(
+        self,
+        filepath: Any,
+        monitor: str = "val_loss",
+        verbose: int = 0,
+        save_best_only: bool = False,
+        save_weights_only: bool = False,
+        mode: str = "auto",
+        save_freq: Any = "epoch",
+        initial_value_threshold: float | None = None,
+    ) -> None:
+        super().__init__()
+        from minitape.keras.saving import SUFFIX, suggest_name
+
+        self.filepath = os.fspath(filepath)
+        if save_freq != "epoch" and not isinstance(save_freq, int):
+            raise ValueError(f"Unrecognized save_freq: {save_freq}. Expected save_freq are 'epoch' or integer values")
+        if not save_weights_only:
+            raise NotImplementedError(
+                "ModelCheckpoint(save_weights_only=False) saves whole models (`.keras` files: architecture, weights "
+                "and optimizer), which minitape cannot write: it cannot write a model's architecture as a config. "
+                f"Save the weights instead: ModelCheckpoint({suggest_name(self.filepath)!r}, save_weights_only=True, "
+                "...), and after building the same model, restore them with model.load_weights(...)"
+            )
+        if not self.filepath.endswith(SUFFIX):
+            raise ValueError(
+                "When using `save_weights_only=True` in `ModelCheckpoint`, the filepath provided must end in "
+                f"`.weights.h5` (Keras weights format). Received: filepath={self.filepath} "
+                f"(e.g. {suggest_name(self.filepath)!r})"
+            )
+        if mode not in ("auto", "min", "max"):
+            warnings.warn(f"ModelCheckpoint mode '{mode}' is unknown, fallback to auto mode.", stacklevel=2)
+            mode = "auto"
+        self.monitor, self.verbose, self.mode = monitor, verbose, mode
+        self.save_best_only, self.save_weights_only, self.save_freq = save_best_only, save_weights_only, save_freq
+        self.best = initial_value_threshold  # kept from one fit to the next, as in Keras
+        self.monitor_op: Any = None
+        self._current_epoch = 0
+        self._batches_since_saving = 0
+        self._last_batch: int | None = None
+
+    def _set_monitor_op(self) -> None:
+        """Keras 3's choice of direction: 'min' less, 'max' greater; 'auto' less for the loss, else what the
+        compiled metric of that name says (its `_direction`, 'up' or 'down'), else an error."""
+        if self.mode != "auto":
+            self.monitor_op = np.less if self.mode == "min" else np.greater
+            return
+        name = self.monitor.removeprefix("val_")
+        if name == "loss":
+            self.monitor_op = np.less
+        for _, metric in getattr(self.model, "compiled_metrics", []):
+            direction = getattr(metric, "_direction", None)
+            if metric.name == name and direction is not None:
+                self.monitor_op = np.greater if direction == "up" else np.less
+        if self.monitor_op is None:
+            raise ValueError(
+                f"ModelCheckpoint callback received monitor={self.monitor}, but Keras isn't able to automatically "
+                "determine whether that metric should be maximized or minimized. Pass `mode='max'` in order to "
+                "monitor based on the highest metric value, or pass `mode='min'` in order to use the lowest value."
+            )
+
+    def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None:
+        self._current_epoch = epoch
+
+    def on_train_batch_end(self, batch: int, logs: dict | None = None) -> None:
+        if self.save_freq == "epoch":
+            return
+        # batches since the last save, counting across epochs (the batch number starts again at 0 each epoch)
+        fresh = self._last_batch is None or batch <= self._last_batch
+        self._batches_since_saving += batch + 1 if fresh else batch - self._last_batch
+        self._last_batch = batch
+        if self._batches_since_saving >= self.save_freq:
+            self._batches_since_saving = 0
+            self._save(self._current_epoch, batch, logs or {})
+
+    def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
+        if self.monitor_op is None:
+            self._set_monitor_op()
+        if self.save_freq == "epoch":
+            self._save(epoch, None, logs or {})
+
+    def _save(self, epoch: int, batch: int | None, logs: dict) -> None:
+        filepath = self._file_path(epoch, batch, logs)
+        if not self._should_save(epoch, logs, filepath):
+            return
+        if os.path.isdir(filepath):
+            raise OSError(
+                "Please specify a non-directory filepath for ModelCheckpoint. Filepath used is an existing "
+                f"directory: {filepath}"
+            )
+        folder = os.path.dirname(filepath)
+        if folder:
+            os.makedirs(folder, exist_ok=True)
+        self.model.save_weights(filepath, overwrite=True)
+        if self.verbose > 0:
+            print(f"\nEpoch {epoch + 1}: finished saving model to {filepath}")
+
+    def _should_save(self, epoch: int, logs: dict, filepath: str) -> bool:
+        if not self.save_best_only:
+            if self.verbose > 0:
+                print(f"\nEpoch {epoch + 1}: saving model to {filepath}")
+            return True
+        current = logs.get(self.monitor)
+        if current is None:
+            warnings.warn(f"Can save best model only with {self.monitor} available.", stacklevel=3)
+            return True
+        if np.ndim(current) > 0:
+            warnings.warn(
+                f"Can save best model only when `monitor` is a scalar value. Received: {current}. "
+                "Falling back to `save_best_only=False`.",
+                stacklevel=3,
+            )
+            return True
+        if self.monitor_op is None:  # saving every few batches, before the first epoch ended
+            self._set_monitor_op()
+        best = "None" if self.best is None else f"{self.best:.5f}"
+        if self.best is None or self.monitor_op(current, self.best):
+            if self.verbose > 0:
+                print(
+                    f"\nEpoch {epoch + 1}: {self.monitor} improved from {best} to {current:.5f}, saving model to "
+                    f"{filepath}"
+                )
+            self.best = current
+            return True
+        if self.verbose > 0:
+            print(f"\nEpoch {epoch + 1}: {self.monitor} did not improve from {best}")
+        return False
+
+    def _file_path(self, epoch: int, batch: int | None, logs: dict) -> str:
+        """`filepath` with {epoch} (counted from 1), {batch} when saving by batches, and the logged values."""
+        try:
+            if batch is None or "batch" in logs:
+                return self.filepath.format(epoch=epoch + 1, **logs)
+            return self.filepath.format(epoch=epoch + 1, batch=batch + 1, **logs)
+        except KeyError as error:
+            raise KeyError(
+                f'Failed to format this callback filepath: "{self.filepath}". Reason: {error} (the names in {{}} '
+                f"can be epoch{', batch' if batch is not None else ''} and the logged values: {sorted(logs)})"
+            ) from None
+
+
 class LambdaCallback(Callback):
     """A callback from functions: on_epoch_end=lambda epoch, logs: ..., and so on."""
 
@@ -213,7 +365,7 @@ class LambdaCallback(Callback):
 
 from minitape.keras.unsupported import module_getattr  # noqa: E402 - beside its one use
 
-__getattr__ = module_getattr("keras.callbacks")  # TensorBoard, ModelCheckpoint, ...: says what to use instead
+__getattr__ = module_getattr("keras.callbacks")  # TensorBoard, CSVLogger, ...: says what to use instead
 
 
 class Progbar:

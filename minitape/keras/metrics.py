@@ -21,6 +21,8 @@ class Metric:
     `assign_add` in `update_state`, and compute `result()` from it; `reset_state` zeroes it.
     """
 
+    _direction: str | None = None  # 'up' or 'down': which way is better (ModelCheckpoint's mode='auto' asks)
+
     def __init__(self, name: str | None = None, dtype: Any = None) -> None:
         self.name = name or _snake(type(self).__name__)
         self.dtype = dtype or "float32"
@@ -127,6 +129,8 @@ class Mean(Metric):
 class Accuracy(Metric):
     """How often y_pred equals y_true exactly."""
 
+    _direction = "up"
+
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         y_true, y_pred = _same_rank(np.asarray(to_numpy(y_true)), np.asarray(to_numpy(y_pred)))
         self._add(y_true == y_pred, sample_weight)
@@ -170,6 +174,8 @@ def sparse_categorical_accuracy(y_true: Any, y_pred: Any) -> Tensor:
 class SparseCategoricalAccuracy(Metric):
     """How often argmax(y_pred) equals the integer label."""
 
+    _direction = "up"
+
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         self._add(_sparse_hits(y_true, y_pred), sample_weight)
 
@@ -177,12 +183,16 @@ class SparseCategoricalAccuracy(Metric):
 class CategoricalAccuracy(Metric):
     """How often argmax(y_pred) equals argmax(y_true) (one-hot labels)."""
 
+    _direction = "up"
+
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         self._add(_categorical_hits(y_true, y_pred), sample_weight)
 
 
 class BinaryAccuracy(Metric):
     """How often (y_pred > threshold) equals y_true, per element."""
+
+    _direction = "up"
 
     def __init__(self, name: str | None = None, dtype: Any = None, threshold: float = 0.5) -> None:
         self.threshold = threshold
@@ -215,12 +225,16 @@ class MeanMetricWrapper(Metric):
 class MeanSquaredError(MeanMetricWrapper):
     """The running mean of (y_true - y_pred)^2."""
 
+    _direction = "down"
+
     def __init__(self, name: str = "mean_squared_error", dtype: Any = None, **kwargs: Any) -> None:
         super().__init__(losses.mean_squared_error, name, dtype, **kwargs)
 
 
 class MeanAbsoluteError(MeanMetricWrapper):
     """The running mean of |y_true - y_pred|."""
+
+    _direction = "down"
 
     def __init__(self, name: str = "mean_absolute_error", dtype: Any = None, **kwargs: Any) -> None:
         super().__init__(losses.mean_absolute_error, name, dtype, **kwargs)
@@ -229,12 +243,16 @@ class MeanAbsoluteError(MeanMetricWrapper):
 class MeanAbsolutePercentageError(MeanMetricWrapper):
     """The running mean of 100 |y_true - y_pred| / |y_true|."""
 
+    _direction = "down"
+
     def __init__(self, name: str = "mean_absolute_percentage_error", dtype: Any = None, **kwargs: Any) -> None:
         super().__init__(losses.mean_absolute_percentage_error, name, dtype, **kwargs)
 
 
 class BinaryCrossentropy(MeanMetricWrapper):
     """The running mean of the binary crossentropy."""
+
+    _direction = "down"
 
     def __init__(self, name: str = "binary_crossentropy", dtype: Any = None, **kwargs: Any) -> None:
         super().__init__(losses.binary_crossentropy, name, dtype, **kwargs)
@@ -243,12 +261,16 @@ class BinaryCrossentropy(MeanMetricWrapper):
 class CategoricalCrossentropy(MeanMetricWrapper):
     """The running mean of the categorical crossentropy."""
 
+    _direction = "down"
+
     def __init__(self, name: str = "categorical_crossentropy", dtype: Any = None, **kwargs: Any) -> None:
         super().__init__(losses.categorical_crossentropy, name, dtype, **kwargs)
 
 
 class SparseCategoricalCrossentropy(MeanMetricWrapper):
     """The running mean of the sparse categorical crossentropy."""
+
+    _direction = "down"
 
     def __init__(self, name: str = "sparse_categorical_crossentropy", dtype: Any = None, **kwargs: Any) -> None:
         super().__init__(losses.sparse_categorical_crossentropy, name, dtype, **kwargs)
@@ -257,12 +279,16 @@ class SparseCategoricalCrossentropy(MeanMetricWrapper):
 class KLDivergence(MeanMetricWrapper):
     """The running mean of sum(y_true log(y_true / y_pred))."""
 
+    _direction = "down"
+
     def __init__(self, name: str = "kl_divergence", dtype: Any = None, **kwargs: Any) -> None:
         super().__init__(losses.kl_divergence, name, dtype, **kwargs)
 
 
 class LogCoshError(MeanMetricWrapper):
     """The running mean of log(cosh(y_pred - y_true))."""
+
+    _direction = "down"
 
     def __init__(self, name: str = "logcosh", dtype: Any = None, **kwargs: Any) -> None:
         super().__init__(losses.log_cosh, name, dtype, **kwargs)
@@ -271,12 +297,16 @@ class LogCoshError(MeanMetricWrapper):
 class MeanSquaredLogarithmicError(MeanMetricWrapper):
     """The running mean of (log(1 + y_pred) - log(1 + y_true))^2."""
 
+    _direction = "down"
+
     def __init__(self, name: str = "mean_squared_logarithmic_error", dtype: Any = None, **kwargs: Any) -> None:
         super().__init__(losses.mean_squared_logarithmic_error, name, dtype, **kwargs)
 
 
 class Hinge(MeanMetricWrapper):
     """The running mean of max(1 - y_true y_pred, 0), labels -1/1 (or 0/1)."""
+
+    _direction = "down"
 
     def __init__(self, name: str = "hinge", dtype: Any = None, **kwargs: Any) -> None:
         super().__init__(losses.hinge, name, dtype, **kwargs)
@@ -285,6 +315,8 @@ class Hinge(MeanMetricWrapper):
 class SquaredHinge(MeanMetricWrapper):
     """The running mean of max(1 - y_true y_pred, 0)^2, labels -1/1 (or 0/1)."""
 
+    _direction = "down"
+
     def __init__(self, name: str = "squared_hinge", dtype: Any = None, **kwargs: Any) -> None:
         super().__init__(losses.squared_hinge, name, dtype, **kwargs)
 
@@ -292,12 +324,16 @@ class SquaredHinge(MeanMetricWrapper):
 class CategoricalHinge(MeanMetricWrapper):
     """The running mean of max(best wrong score - true score + 1, 0), one-hot labels."""
 
+    _direction = "down"
+
     def __init__(self, name: str = "categorical_hinge", dtype: Any = None, **kwargs: Any) -> None:
         super().__init__(losses.categorical_hinge, name, dtype, **kwargs)
 
 
 class Poisson(MeanMetricWrapper):
     """The running mean of y_pred - y_true log(y_pred)."""
+
+    _direction = "down"
 
     def __init__(self, name: str = "poisson", dtype: Any = None, **kwargs: Any) -> None:
         super().__init__(losses.poisson, name, dtype, **kwargs)
@@ -331,6 +367,8 @@ def sparse_top_k_categorical_accuracy(y_true: Any, y_pred: Any, k: int = 5) -> T
 class TopKCategoricalAccuracy(Metric):
     """How often the true class (argmax of the one-hot y_true) is among the k highest scores of y_pred."""
 
+    _direction = "up"
+
     def __init__(self, k: int = 5, name: str = "top_k_categorical_accuracy", dtype: Any = None) -> None:
         self.k = int(k)
         super().__init__(name, dtype)
@@ -341,6 +379,8 @@ class TopKCategoricalAccuracy(Metric):
 
 class SparseTopKCategoricalAccuracy(Metric):
     """How often the integer label is among the k highest scores of y_pred."""
+
+    _direction = "up"
 
     def __init__(
         self, k: int = 5, name: str = "sparse_top_k_categorical_accuracy", dtype: Any = None, **kwargs: Any
@@ -358,6 +398,8 @@ class R2Score(Metric):
     """The coefficient of determination, 1 - sum((y - y_pred)^2) / sum((y - mean y)^2), per output column,
     then averaged ('uniform_average'), weighted by each column's variance ('variance_weighted_average') or
     not (None), as Keras 3 computes it over every batch seen; `num_regressors` > 0 gives the adjusted R2."""
+
+    _direction = "up"
 
     def __init__(
         self,
@@ -432,6 +474,8 @@ class R2Score(Metric):
 class RootMeanSquaredError(Metric):
     """sqrt of the running mean of (y_true - y_pred)^2, over all elements."""
 
+    _direction = "down"
+
     def __init__(self, name: str = "root_mean_squared_error", dtype: Any = None) -> None:
         super().__init__(name, dtype)
 
@@ -445,6 +489,8 @@ class RootMeanSquaredError(Metric):
 
 class CosineSimilarity(MeanMetricWrapper):
     """The running mean of the cosine of the angle between y_true and y_pred (along `axis`)."""
+
+    _direction = "up"
 
     def __init__(self, name: str = "cosine_similarity", dtype: Any = None, axis: int = -1) -> None:
         super().__init__(losses.cosine_similarity_values, name, dtype, axis=axis)
@@ -483,6 +529,8 @@ def _divide_no_nan(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 class Precision(_Confusion):
     """true positives / predicted positives, predicted positive meaning y_pred > threshold (0.5)."""
+
+    _direction = "up"
 
     def __init__(
         self,
@@ -574,6 +622,8 @@ class AUC(_Confusion):
     The thresholds are -1e-7, 1/(n-1), ..., (n-2)/(n-1), 1 + 1e-7; ROC areas add up trapezoids
     (summation_method='interpolation'), PR areas use Davis & Goadrich's interpolation.
     """
+
+    _direction = "up"
 
     def __init__(
         self,

@@ -403,9 +403,29 @@ class Model(Layer):
 
         (print_fn or print)(model_summary(self, line_length or 65))
 
+    # ---- weights files (minitape/keras/saving.py) ---------------------------------------------------
+    def save_weights(self, filepath: Any, overwrite: bool = True, max_shard_size: Any = None) -> None:
+        """Write the weights to `filepath`, which must end in `.weights.h5`: Keras 3's file, which Keras 3 loads too.
+
+        The optimizer's state is not written. Build the model first (call it on a batch, or give it its input
+        shape); `ModelCheckpoint(..., save_weights_only=True)` calls this during fit.
+        """
+        from minitape.keras import saving
+
+        saving.save_weights(self, filepath, overwrite=overwrite, max_shard_size=max_shard_size)
+
+    def load_weights(self, filepath: Any, skip_mismatch: bool = False, **kwargs: Any) -> None:
+        """Set the weights from a `.weights.h5` file written (by minitape or Keras 3) for the same architecture.
+
+        The model must be built, as in Keras 3. A layer whose weights do not fit (another size, another number of
+        weights) is an error naming it, the weight and both shapes, and nothing is loaded; `skip_mismatch=True`
+        loads the layers that fit and warns about the rest.
+        """
+        from minitape.keras import saving
+
+        saving.load_weights(self, filepath, skip_mismatch=skip_mismatch, **kwargs)
+
     save = unsupported.method("keras.Model", "save")
-    save_weights = unsupported.method("keras.Model", "save_weights")
-    load_weights = unsupported.method("keras.Model", "load_weights")
     to_json = unsupported.method("keras.Model", "to_json")
     export = unsupported.method("keras.Model", "export")
 

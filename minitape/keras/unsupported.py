@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 _SAVE = (
-    "minitape cannot save models to files; keep the weights with `weights = model.get_weights()` and restore them "
-    "with `model.set_weights(weights)` (or np.save the arrays yourself)"
+    "minitape saves weights, not whole models (it cannot write a model's architecture as a config): "
+    "`model.save_weights('model.weights.h5')` writes Keras 3's weights file, and after building the same "
+    "model again with the same code, `model.load_weights('model.weights.h5')` restores it"
 )
 
 _INSTEAD: dict[str, str] = {
@@ -29,8 +30,6 @@ _INSTEAD: dict[str, str] = {
     "keras.models.clone_model": "build a new model with the same code, then new.set_weights(old.get_weights())",
     "keras.models.model_from_json": _SAVE,
     "keras.Model.save": _SAVE,
-    "keras.Model.save_weights": _SAVE,
-    "keras.Model.load_weights": _SAVE,
     "keras.Model.to_json": _SAVE,
     "keras.Model.export": _SAVE,
     # keras.callbacks.*
@@ -38,11 +37,11 @@ _INSTEAD: dict[str, str] = {
         "there is no TensorBoard logging; fit returns a History whose .history dict holds every logged value "
         "per epoch: plot it with matplotlib"
     ),
-    "keras.callbacks.ModelCheckpoint": (
-        "minitape cannot save models; to keep the best weights use "
-        "keras.callbacks.EarlyStopping(restore_best_weights=True), or get_weights() in your own Callback"
+    "keras.callbacks.BackupAndRestore": (
+        "there is no resumable training state (minitape does not save the optimizer); save the weights each "
+        "epoch with keras.callbacks.ModelCheckpoint('ckpt.weights.h5', save_weights_only=True) and load_weights "
+        "them before fitting again"
     ),
-    "keras.callbacks.BackupAndRestore": _SAVE,
     "keras.callbacks.CSVLogger": "write History.history (a dict of lists) to CSV yourself, e.g. with the csv module",
     "keras.callbacks.ReduceLROnPlateau": (
         "use a schedule (keras.optimizers.schedules.ExponentialDecay) or keras.callbacks.LearningRateScheduler"

@@ -239,6 +239,18 @@ class Layer(Module):
         then each sublayer's, in the order they were assigned. Freezing a layer does not move its weights."""
         visited.add(id(self))  # identity only guards against cycles; it never decides an order
         trainable = parent_trainable and self.trainable
+        own, sublayers = self._own_and_sublayers()
+        for variable in own:
+            if id(variable) not in seen:
+                seen.add(id(variable))
+                found.append((variable, trainable and variable.trainable))
+        for layer in sublayers:
+            if id(layer) not in visited:
+                layer._collect(found, seen, visited, trainable)
+
+    def _own_and_sublayers(self) -> tuple[list[Variable], list[Layer]]:
+        """This layer's own variables (not its sublayers'), trainable ones first, each group in creation order,
+        as Keras 3 lists them for the layer (and writes them to a `.weights.h5` file); and its sublayers."""
         own: list[Variable] = []
         sublayers: list[Layer] = []
         for item in self._tracked():
@@ -246,13 +258,8 @@ class Layer(Module):
                 sublayers.append(item)
             else:
                 own.extend((item,) if isinstance(item, Variable) else item.variables)  # a Variable or a Module
-        for variable in [v for v in own if v.trainable] + [v for v in own if not v.trainable]:
-            if id(variable) not in seen:
-                seen.add(id(variable))
-                found.append((variable, trainable and variable.trainable))
-        for layer in sublayers:
-            if id(layer) not in visited:
-                layer._collect(found, seen, visited, trainable)
+        own = list({id(v): v for v in own}.values())  # `self.kernel = self.add_weight(...)` is tracked twice
+        return [v for v in own if v.trainable] + [v for v in own if not v.trainable], sublayers
 
     @property
     def variables(self) -> list[Variable]:
