@@ -130,11 +130,6 @@ _INSTEAD: dict[str, str] = {
     "keras.layers.Discretization": "bucket the values with np.digitize before converting",
     # keras.initializers.* / regularizers / activations
     **dict.fromkeys(
-        [f"keras.initializers.{n}" for n in ("Orthogonal", "OrthogonalInitializer", "orthogonal")],
-        "use keras.initializers.GlorotUniform, or a function (shape, dtype=None) returning "
-        "np.linalg.qr(np.random.normal(size=shape))[0]",
-    ),
-    **dict.fromkeys(
         [f"keras.initializers.{n}" for n in ("Identity", "IdentityInitializer", "identity")],
         "pass a function: kernel_initializer=lambda shape, dtype=None: np.eye(*shape, dtype=dtype)",
     ),
