@@ -49,6 +49,8 @@ from minitape.keras.layers.merging import maximum_ as maximum
 from minitape.keras.layers.merging import minimum_ as minimum
 from minitape.keras.layers.normalization import BatchNormalization, LayerNormalization
 from minitape.keras.layers.preprocessing import Normalization, Rescaling
+from minitape.keras.layers.recurrent import GRU, LSTM, RNN, SimpleRNN
+from minitape.keras.layers.recurrent_cells import GRUCell, LSTMCell, SimpleRNNCell
 from minitape.keras.layers.reshaping import (
     Cropping1D,
     Cropping2D,
