@@ -5,6 +5,7 @@ from typing import Any
 from minitape import missing
 from minitape.keras.layers.activation import ELU, Identity, LeakyReLU, Softmax
 from minitape.keras.layers.base import Layer
+from minitape.keras.layers.bidirectional import Bidirectional
 from minitape.keras.layers.convolutional import (
     AveragePooling2D,
     AvgPool2D,
