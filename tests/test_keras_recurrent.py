@@ -416,6 +416,8 @@ def test_rnn_runs_a_cell_of_your_own_and_the_built_in_cells():
     np.testing.assert_allclose(outputs.numpy(), np.stack(want, axis=1), rtol=1e-5)
     np.testing.assert_allclose(h.numpy(), want[-1], rtol=1e-5)
     assert layer.compute_output_shape((None, 4, 3)) == ((None, 4, 2), (None, 2))
+    assert [tuple(s.shape) for s in layer.get_initial_state(5)] == [(5, 2)]  # zeros, as the first step reads
+    assert not np.any(layer.get_initial_state(5)[0].numpy())
 
     cell = layers.LSTMCell(3)
     wrapped = layers.RNN(cell)
@@ -583,6 +585,11 @@ def test_bidirectional_weights_gradients_and_model():
     backward = layers.SimpleRNN(2, go_backwards=True, name="mine")
     custom = layers.Bidirectional(layers.SimpleRNN(2), backward_layer=backward)
     assert custom.backward_layer is backward and custom(x).shape == (2, 4)
+    given = keras_weights("SimpleRNN", 2, 4, seed=1) + keras_weights("SimpleRNN", 2, 4, seed=2)
+    preset = layers.Bidirectional(layers.SimpleRNN(2), weights=given)  # set when the layer is built
+    preset(x)
+    for got, want in zip(preset.get_weights(), given):
+        np.testing.assert_array_equal(got, want)
 
 
 def test_errors_say_what_is_wrong_and_how_to_fix_it():

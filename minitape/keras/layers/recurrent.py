@@ -147,13 +147,17 @@ class RNN(Layer):
         result = stack(outputs, axis=1) if self.return_sequences else outputs[-1]
         return (result, *states) if self.return_state else result
 
+    def get_initial_state(self, batch_size: int) -> list:
+        """The states a sequence starts from when no initial_state is given: the cell's, or zeros."""
+        get = getattr(self.cell, "get_initial_state", None)
+        if get is not None:
+            return list(get(batch_size))
+        return [zeros((batch_size, n), dtype=self.dtype) for n in self.state_sizes]
+
     def initial_states(self, initial_state: Any, batch: int) -> list:
         """The states the first step reads: zeros, or `initial_state` once its count and shapes are checked."""
         if initial_state is None:
-            get = getattr(self.cell, "get_initial_state", None)
-            if get is not None:
-                return list(get(batch))
-            return [zeros((batch, n), dtype=self.dtype) for n in self.state_sizes]
+            return self.get_initial_state(batch)
         given = list(initial_state) if isinstance(initial_state, (list, tuple)) else [initial_state]
         sizes = self.state_sizes
         names = list(getattr(self.cell, "state_names", ())) or [f"state_{i}" for i in range(len(sizes))]
