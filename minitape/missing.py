@@ -140,11 +140,11 @@ _NO_TEXT = "tensors hold numbers only: turn text into integer ids in Python (a d
 _NO_AUGMENT = "augment the images with numpy (np.flip, np.rot90) on each batch before it reaches the model"
 LAYERS = {
     "TimeDistributed": "Dense already acts on the last axis of (batch, steps, features); for other layers fold the "
-    "steps into the batch axis with Reshape, apply the layer, and Reshape back",
+    "steps into the batch axis with mt.reshape(x, (-1, *x.shape[2:])), apply the layer, and reshape back",
     **dict.fromkeys(
         ("ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D"),
         "there is no convolutional LSTM; apply Conv2D to each frame (the frames folded into the batch axis with "
-        "Reshape), flatten each frame's features, then run LSTM or GRU over the frames",
+        "mt.reshape), flatten each frame's features, then run LSTM or GRU over the frames",
     ),
     "StackedRNNCells": "stack the layers instead: LSTM(units, return_sequences=True), then LSTM(units)",
     **dict.fromkeys(
