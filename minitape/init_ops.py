@@ -157,6 +157,30 @@ class LecunUniform(VarianceScaling):
         super().__init__(1.0, "fan_in", "uniform", seed)
 
 
+class Orthogonal(Initializer):
+    """A matrix with orthonormal rows or columns (times `gain`): it keeps the length of the vectors it
+    multiplies, so a recurrent kernel applied at every step neither blows up nor shrinks the state at the start.
+
+    The QR decomposition of a standard normal matrix gives Q; each column is flipped to match the sign of
+    R's diagonal, so Q is uniform over the orthogonal matrices. Axes before the last are flattened into rows.
+    """
+
+    def __init__(self, gain: float = 1.0, seed: int | None = None) -> None:
+        self.gain, self.seed = gain, seed
+
+    def sample(self, shape, rng):
+        if len(shape) < 2:
+            raise ValueError(
+                f"Orthogonal: the shape to initialize must have at least 2 axes (a matrix), got {shape}; "
+                "for a bias vector use 'zeros'"
+            )
+        rows, cols = math.prod(shape[:-1]), shape[-1]
+        normal = _rng(self.seed, rng).normal(0.0, 1.0, (max(rows, cols), min(rows, cols)))
+        q, r = np.linalg.qr(normal)
+        q = q * np.sign(np.diag(r))
+        return self.gain * (q.T if rows < cols else q).reshape(shape)
+
+
 # TensorFlow's top-level names, with TensorFlow's defaults
 class random_normal_initializer(RandomNormal):  # noqa: N801 - TensorFlow's name
     """`tf.random_normal_initializer`: a normal distribution, mean 0 and stddev 1 by default."""

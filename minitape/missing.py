@@ -145,10 +145,14 @@ DATASETS = {
 _NO_TEXT = "tensors hold numbers only: turn text into integer ids in Python (a dict of words), then Embedding"
 _NO_AUGMENT = "augment the images with numpy (np.flip, np.rot90) on each batch before it reaches the model"
 LAYERS = {
+    "TimeDistributed": "Dense already acts on the last axis of (batch, steps, features); for other layers fold the "
+    "steps into the batch axis with mt.reshape(x, (-1, *x.shape[2:])), apply the layer, and reshape back",
     **dict.fromkeys(
-        ("LSTM", "GRU", "SimpleRNN", "RNN", "Bidirectional", "TimeDistributed", "ConvLSTM2D"),
-        "there are no recurrent layers; write the recurrence as a Python loop over time steps",
+        ("ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D"),
+        "there is no convolutional LSTM; apply Conv2D to each frame (the frames folded into the batch axis with "
+        "mt.reshape), flatten each frame's features, then run LSTM or GRU over the frames",
     ),
+    "StackedRNNCells": "stack the layers instead: LSTM(units, return_sequences=True), then LSTM(units)",
     **dict.fromkeys(
         ("MultiHeadAttention", "Attention", "AdditiveAttention"),
         "there are no attention layers; write scores = q @ k^T / sqrt(d) and mt.nn.softmax(scores)",

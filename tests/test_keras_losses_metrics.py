@@ -402,7 +402,7 @@ def test_r2_score_accumulates_over_batches_as_keras_3_does():
         (keras.optimizers, "Lion", "use Adam or AdamW"),
         (keras.optimizers.schedules, "CosineDecayRestarts", "use CosineDecay"),
         (keras.activations, "mish", "your own function"),
-        (keras.initializers, "Orthogonal", "GlorotUniform"),
+        (keras.initializers, "Identity", "np.eye"),
         (keras.regularizers, "OrthogonalRegularizer", "keras.regularizers.L2"),
         (keras.callbacks, "TerminateOnNaN", "stop_training"),
         (metrics, "NoSuchMetric", "What is not there"),

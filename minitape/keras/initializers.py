@@ -14,6 +14,7 @@ from minitape.init_ops import (
     LecunNormal,
     LecunUniform,
     Ones,
+    Orthogonal,
     RandomNormal,
     RandomUniform,
     TruncatedNormal,
@@ -32,6 +33,8 @@ __all__ = [
     "LecunNormal",
     "LecunUniform",
     "Ones",
+    "Orthogonal",
+    "OrthogonalInitializer",
     "RandomNormal",
     "RandomUniform",
     "TruncatedNormal",
@@ -56,6 +59,7 @@ _BY_NAME = {
     "glorot_normal": GlorotNormal,
     "he_normal": HeNormal,
     "he_uniform": HeUniform,
+    "orthogonal": Orthogonal,
 }
 
 
@@ -72,6 +76,7 @@ def get(identifier: Any) -> Initializer:
 
 zeros, ones = Zeros, Ones
 glorot_uniform, glorot_normal, he_normal, he_uniform = GlorotUniform, GlorotNormal, HeNormal, HeUniform
+orthogonal = OrthogonalInitializer = Orthogonal
 
 
 __getattr__ = unsupported.module_getattr("keras.initializers")  # a left-out name says what to use instead

@@ -135,6 +135,7 @@ def _run_on_placeholders(layer: Any, inputs: Any, args: tuple, kwargs: dict, fre
     def fill(x: Any) -> Any:
         return _placeholder(x, free_size) if isinstance(x, KerasTensor) else x
 
+    kwargs = {k: nest.map_structure(fill, v) for k, v in kwargs.items()}  # e.g. an RNN's initial_state
     return layer(nest.map_structure(fill, inputs), *nest.map_structure(fill, list(args)), **kwargs)
 
 

@@ -110,7 +110,7 @@ _INSTEAD: dict[str, str] = {
     "keras.optimizers.schedules.CosineDecayRestarts": (
         "use CosineDecay, or a LearningRateSchedule subclass whose __call__(step) restarts the cosine"
     ),
-    # keras.layers.* (the core's table in minitape/missing.py covers recurrent, attention, text and 1-D/3-D layers)
+    # keras.layers.* (the core's table in minitape/missing.py covers attention, text, augmentation and 3-D layers)
     **dict.fromkeys(
         [f"keras.layers.{n}" for n in ("GaussianNoise", "GaussianDropout", "AlphaDropout", "SpatialDropout2D")],
         "use keras.layers.Dropout, or a Layer subclass that adds mt.random.normal noise while training",
@@ -128,11 +128,6 @@ _INSTEAD: dict[str, str] = {
     "keras.layers.CenterCrop": "use keras.layers.Cropping2D",
     "keras.layers.Discretization": "bucket the values with np.digitize before converting",
     # keras.initializers.* / regularizers / activations
-    **dict.fromkeys(
-        [f"keras.initializers.{n}" for n in ("Orthogonal", "OrthogonalInitializer", "orthogonal")],
-        "use keras.initializers.GlorotUniform, or a function (shape, dtype=None) returning "
-        "np.linalg.qr(np.random.normal(size=shape))[0]",
-    ),
     **dict.fromkeys(
         [f"keras.initializers.{n}" for n in ("Identity", "IdentityInitializer", "identity")],
         "pass a function: kernel_initializer=lambda shape, dtype=None: np.eye(*shape, dtype=dtype)",

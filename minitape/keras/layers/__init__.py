@@ -5,6 +5,7 @@ from typing import Any
 from minitape import missing
 from minitape.keras.layers.activation import ELU, Identity, LeakyReLU, Softmax
 from minitape.keras.layers.base import Layer
+from minitape.keras.layers.bidirectional import Bidirectional
 from minitape.keras.layers.convolutional import (
     AveragePooling2D,
     AvgPool2D,
@@ -49,6 +50,8 @@ from minitape.keras.layers.merging import maximum_ as maximum
 from minitape.keras.layers.merging import minimum_ as minimum
 from minitape.keras.layers.normalization import BatchNormalization, LayerNormalization
 from minitape.keras.layers.preprocessing import Normalization, Rescaling
+from minitape.keras.layers.recurrent import GRU, LSTM, RNN, SimpleRNN
+from minitape.keras.layers.recurrent_cells import GRUCell, LSTMCell, SimpleRNNCell
 from minitape.keras.layers.reshaping import (
     Cropping1D,
     Cropping2D,

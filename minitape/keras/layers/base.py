@@ -31,6 +31,9 @@ class Layer(Module):
     """Subclass and define `build(input_shape)` (make weights with `add_weight`) and `call(inputs)`."""
 
     autocast = True  # cast floating (and integer) inputs to the layer's dtype; Embedding turns it off
+    # put before the layer's name in its weights' names: a wrapping layer sets it ('lstm/' gives
+    # 'lstm/lstm_cell/kernel:0', the name Keras gives an LSTM's weight); '' for a layer on its own
+    weight_prefix = ""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A subclass's own `build` is wrapped to set `built = True`, as Keras does: after a manual
@@ -167,7 +170,7 @@ class Layer(Module):
         if name is None:
             name = f"variable_{len(self._own_weights)}" if self._own_weights else "variable"
         value = initializers.get(initializer)(shape, dtype=dtype)  # as Keras: mt.random.normal works too
-        with name_scope(f"{self.name}/"):  # 'dense/kernel', whatever scope the layer is built in
+        with name_scope(f"{self.weight_prefix}{self.name}/"):  # 'dense/kernel', whatever scope it is built in
             variable = Variable(value, trainable=trainable, name=name, dtype=dtype)
         self._own_weights.append(variable)
         regularizer = regularizers.get(regularizer)
