@@ -25,8 +25,7 @@ class GradientTape(TapeAPI):
     """
 
     def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
-        self._persistent = persistent
-        self._watch_accessed_variables = watch_accessed_variables
+        self._persistent, self._watch_accessed_variables = persistent, watch_accessed_variables
         self._recording = self._used = False  # used: a one-shot tape that has given its answer
         self._records: list = []  # tuples (record.py), in the order the ops ran
         self._watched: set[int] = set()
@@ -103,7 +102,8 @@ class GradientTape(TapeAPI):
         for t, seed in zip(targets, seeds):
             if t._array().dtype.kind == "f":  # an integer or bool target has no gradient, as in TensorFlow
                 by_id[t._id] = seed if t._id not in by_id else by_id[t._id] + seed
-        ids = {s._id for s, ok in zip(sources, floating) if ok}
+        # a source the tape never watched has no gradient (as in TensorFlow), unless it is a target itself
+        ids = {s._id for s, ok in zip(sources, floating) if ok and (s._id in self._watched or s._id in by_id)}
         found = backprop.backward(self._records, by_id, ids, observer)
         return [found.get(s._id) if ok else None for s, ok in zip(sources, floating)]
 

@@ -334,3 +334,20 @@ def test_8_no_gradient_gives_none_a_missing_gradient_raises_lookup_error():
         return 2 * dy
 
     assert value(tape.gradient(d, x)) == 2.0
+
+
+def test_a_tensor_the_tape_never_watched_gets_none_even_when_a_recorded_op_reads_it():
+    # TensorFlow 2.21 gives None (and zeros with unconnected_gradients="zero") for h0: the op is recorded because
+    # it reads the variable U, but the tape never watched h0 itself. Only a target is its own gradient unwatched.
+    U = mt.Variable([[1.0, 2.0], [3.0, 4.0]])
+    h0 = mt.constant([[0.5, -1.0]])
+    with mt.GradientTape(persistent=True) as tape:
+        y = mt.tanh(mt.matmul(h0, U))
+        s = mt.reduce_sum(y)
+    assert tape.gradient(s, h0) is None and tape.jacobian(y, h0) is None
+    assert tape.gradient(s, h0, unconnected_gradients="zero").numpy().tolist() == [[0.0, 0.0]]
+    grad_u, grad_h0 = tape.gradient(s, [U, h0])
+    assert grad_h0 is None and grad_u.shape == (2, 2)
+    assert tape.gradient(s, y).shape == (1, 2)  # an op's output is followed: watched from the start
+    assert float(tape.gradient(h0, h0)[0, 0]) == 1.0  # the target itself, as TensorFlow
+    assert tape.explain(s, h0).reasons[0].kind != "connected"  # explain() has said so all along
