@@ -248,6 +248,140 @@ def unwatched_9_3() -> Case:
     return None, {"tape": tape, "target": f, "sources": x}
 
 
+# lesson 10 (backpropagation through time): the RNN of its section 1, h_t = tanh(x_t W + h_{t-1} U + b)
+def rnn_step_10(x_t: Any, h: Any, W: Any, U: Any, b: Any) -> Any:
+    return mt.tanh(x_t @ W + h @ U + b)
+
+
+def lesson_rnn_10() -> tuple:
+    """xs, W, U, b, h0 and the target, drawn as the lesson draws them."""
+    rng = np.random.default_rng(10)
+    xs = mt.constant(rng.normal(size=(12, 1, 2)), dtype=mt.float32)
+    W = mt.Variable(rng.normal(0.0, 0.5, (2, 3)), dtype=mt.float32, name="W")
+    U = mt.Variable(rng.normal(0.0, 0.5, (3, 3)), dtype=mt.float32, name="U")
+    b = mt.Variable(mt.zeros(3), name="b")
+    return xs, W, U, b, mt.zeros((1, 3)), mt.constant([[0.5, -0.5, 0.25]])
+
+
+def per_step(h_prev: Any, h: Any, g: Any, g_last: Any) -> Any:
+    """Step t's contribution to dL/dU: h_{t-1}ᵀ δ_t, with δ_t = dL/dh_t * (1 - h_t²)."""
+    return mt.transpose(h_prev) @ (g * (1 - h * h))
+
+
+def contributions_10_1(rule: Callable = per_step) -> Case:
+    """The per-step contributions from dL/dh_t, each computed by `rule(h_{t-1}, h_t, dL/dh_t, dL/dh_T)`."""
+    xs, W, U, b, h0, target = lesson_rnn_10()
+    with mt.GradientTape(persistent=True) as tape:
+        h, states = h0, []
+        for x_t in xs:
+            h = rnn_step_10(x_t, h, W, U, b)
+            states.append(h)
+        loss = mt.reduce_sum((h - target) ** 2)
+    dL_dh = tape.gradient(loss, states)
+    previous = [h0, *states[:-1]]
+    return [rule(h_prev, h, g, dL_dh[-1]) for h_prev, h, g in zip(previous, states, dL_dh)], {}
+
+
+def copies_10_1() -> list:
+    """The contributions the way section 3 gets them: the gradient of each step's own copy of U."""
+    xs, W, U, b, h0, target = lesson_rnn_10()
+    with mt.GradientTape() as tape:
+        h, copies = h0, []
+        for x_t in xs:
+            copies.append(mt.identity(U))
+            h = rnn_step_10(x_t, h, W, copies[-1], b)
+        loss = mt.reduce_sum((h - target) ** 2)
+    return tape.gradient(loss, copies)
+
+
+def total_10_1() -> Any:
+    xs, W, U, b, h0, target = lesson_rnn_10()
+    with mt.GradientTape() as tape:
+        h = h0
+        for x_t in xs:
+            h = rnn_step_10(x_t, h, W, U, b)
+        loss = mt.reduce_sum((h - target) ** 2)
+    return tape.gradient(loss, U)
+
+
+def truncated_10_2(
+    cut: Callable[[int, int, int], bool] = lambda t, k, steps: t % k == 0 and t < steps,
+    keep: Callable[[Any], Any] = mt.stop_gradient,
+) -> Callable:
+    """truncated_rnn, cutting after step t (counting from 1) when `cut(t, k, T)`; a slip replaces `keep`."""
+
+    def truncated_rnn(xs: Any, h0: Any, W: Any, U: Any, b: Any, k: int) -> Any:
+        h = h0
+        for t, x_t in enumerate(xs, start=1):
+            h = rnn_step_10(x_t, h, W, U, b)
+            if cut(t, k, len(xs)):
+                h = keep(h)
+        return h
+
+    return truncated_rnn
+
+
+def truncated_before_the_step_10_2(xs: Any, h0: Any, W: Any, U: Any, b: Any, k: int) -> Any:
+    """Also right: cut before the steps t = 0, k, 2k, ... (counting from 0): h_0 is a constant anyway."""
+    h = h0
+    for t in range(len(xs)):
+        if t % k == 0:
+            h = mt.stop_gradient(h)
+        h = rnn_step_10(xs[t], h, W, U, b)
+    return h
+
+
+def unassigned_stop_10_2(xs: Any, h0: Any, W: Any, U: Any, b: Any, k: int) -> Any:
+    h = h0
+    for t, x_t in enumerate(xs, start=1):
+        h = rnn_step_10(x_t, h, W, U, b)
+        if t % k == 0 and t < len(xs):
+            mt.stop_gradient(h)  # the cut tensor is dropped: h still carries the gradient
+    return h
+
+
+def lesson_weights_10_2(xs: Any, h0: Any, W: Any, U: Any, b: Any, k: int) -> Any:
+    """Runs on the lesson's own W, U, b (globals) instead of those it is given."""
+    _, W_lesson, U_lesson, b_lesson, _, _ = lesson_rnn_10()
+    return truncated_10_2()(xs, h0, W_lesson, U_lesson, b_lesson, k)
+
+
+def state_gradient_ratio_10_3(U: Any, xs: Any) -> float:
+    """Section 4's state_gradient_norms (W_long, b_long drawn as the lesson draws them): norms[0] / norms[-1]."""
+    rng = np.random.default_rng(4)
+    np.linalg.qr(rng.normal(size=(8, 8)))
+    W_long = mt.Variable(rng.normal(0.0, 0.5, (2, 8)), dtype=mt.float32, name="W")
+    b_long = mt.Variable(mt.zeros(8), name="b")
+    h0 = mt.zeros((1, 8))
+    with mt.GradientTape() as tape:
+        tape.watch(h0)
+        h, states = h0, []
+        for x_t in xs:
+            h = rnn_step_10(x_t, h, W_long, U, b_long)
+            states.append(h)
+        loss = mt.reduce_sum(h)
+    norms = [float(mt.norm(g)) for g in tape.gradient(loss, [h0, *states])]
+    return norms[0] / norms[-1]
+
+
+def xs_long_10_3() -> Any:
+    rng = np.random.default_rng(4)
+    rng.normal(size=(8, 8))
+    rng.normal(0.0, 0.5, (2, 8))
+    return mt.constant(rng.normal(size=(30, 1, 2)), dtype=mt.float32)
+
+
+U_TEST = np.full((8, 8), 0.15, dtype=np.float32)
+RHO_10_3 = float(np.max(np.abs(np.linalg.eigvals(U_TEST))))
+
+
+def spectral_10_3() -> Case:
+    U_test = mt.constant(U_TEST)
+    radius = mt.constant(np.max(np.abs(np.linalg.eigvals(U_test.numpy()))))
+    ratio = mt.constant(state_gradient_ratio_10_3(U_test, mt.zeros((30, 1, 2))))
+    return (radius, ratio), {}
+
+
 # lesson 02 (autodiff by hand) computes with plain Python floats, not a tape: no tape evidence to pass
 Z = 0.6 * -1.5 + 0.2  # the neuron of 2.1: y = tanh(w x + b) at x = -1.5, w = 0.6, b = 0.2
 DY_DZ = 1 - math.tanh(Z) ** 2
@@ -444,6 +578,8 @@ forms("6.2")(gradient_6_2)
 forms("9.1")(jvp_9_1)
 forms("9.2")(vjp_9_2)
 forms("9.3")(hvp_9_3)
+forms("10.1")(contributions_10_1)
+forms("10.3")(spectral_10_3)
 SOLUTIONS["1.1"] = lambda: [
     ("numpy", forward_difference, {}),
     ("tensor", returning(mt.constant, forward_difference), {}),
@@ -503,6 +639,12 @@ SOLUTIONS["8.2"] = lambda: [
     ("tensor", make_sgd_step(), {}),
     ("numpy", make_sgd_step(lambda loss: loss.numpy()), {}),
     ("float", make_sgd_step(float), {}),
+]
+SOLUTIONS["10.1 as one array"] = lambda: [("numpy (12, 3, 3)", np.stack(as_numpy(contributions_10_1()[0])), {})]
+SOLUTIONS["10.1 from copies of U"] = lambda: [("tensors", copies_10_1(), {})]
+SOLUTIONS["10.2"] = lambda: [
+    ("function", truncated_10_2(), {}),
+    ("cut before the step, counting from 0", truncated_before_the_step_10_2, {}),
 ]
 FORMS = {"tensor": lambda a: a, "numpy": as_numpy, "float": as_float}
 
@@ -680,6 +822,99 @@ WRONG: list[tuple[str, Any, dict, str]] = [
     ("9.3", None, {}, "acc.jvp(g) is None: g carries no tangent"),
     ("9.3", [0.0, 2.0], {}, "that is the gradient g"),
     ("9.3", [4.0, 3.0], {}, "which is not the right value"),
+    ("10.1", "[[0, 0, 0], [0, 0, 0], [0, 0, 0]]", {}, "contributions is the string"),
+    ("10.1", None, {}, "contributions is None"),
+    ("10.1", total_10_1(), {}, "that is the whole gradient dL/dU, one matrix"),
+    ("10.1", contributions_10_1()[0][1:], {}, "11 entries: one per step means 12, step 1's too"),
+    ("10.1", contributions_10_1()[0][::-1], {}, "in reverse order: contributions[0] should be step 1's"),
+    (
+        "10.1",
+        contributions_10_1(lambda hp, h, g, gT: mt.transpose(hp) @ g)[0],
+        {},
+        "the tanh's derivative is missing",
+    ),
+    (
+        "10.1",
+        contributions_10_1(lambda hp, h, g, gT: mt.transpose(hp) @ (g * (1 - mt.tanh(h) ** 2)))[0],
+        {},
+        "h_t is already tanh(a_t), so the derivative is 1 - h_t²",
+    ),
+    (
+        "10.1",
+        contributions_10_1(lambda hp, h, g, gT: mt.transpose(hp) @ (g * (1 - hp * hp)))[0],
+        {},
+        "you multiplied by 1 - h_{t-1}²",
+    ),
+    (
+        "10.1",
+        contributions_10_1(lambda hp, h, g, gT: mt.transpose(h) @ (g * (1 - h * h)))[0],
+        {},
+        "step t multiplies U by the state it received, the previous one",
+    ),
+    (
+        "10.1",
+        contributions_10_1(lambda hp, h, g, gT: mt.transpose(g * (1 - h * h)) @ hp)[0],
+        {},
+        "your contributions are transposed",
+    ),
+    (
+        "10.1",
+        contributions_10_1(lambda hp, h, g, gT: mt.transpose(hp) @ (gT * (1 - h * h)))[0],
+        {},
+        "you used dL/dh_T at every step",
+    ),
+    ("10.1", contributions_10_1(lambda hp, h, g, gT: g * (1 - h * h))[0], {}, "contributions[0] has shape (1, 3)"),
+    ("10.1", [c * 1.001 for c in contributions_10_1()[0]], {}, "close, but off by"),
+    ("10.2", "truncated_rnn", {}, "pass it without calling it"),
+    ("10.2", None, {}, "pass it without calling it"),
+    ("10.2", template, {}, "the body of truncated_rnn is still `...`"),
+    ("10.2", truncated_10_2(lambda t, k, steps: False), {}, "with k = 4 all 12 steps contribute: nothing was cut"),
+    ("10.2", unassigned_stop_10_2, {}, "Is the result of mt.stop_gradient assigned"),
+    ("10.2", truncated_10_2(lambda t, k, steps: t < steps), {}, "only step 12 contributes: you cut after every step"),
+    ("10.2", truncated_10_2(lambda t, k, steps: t % k == 0), {}, "with k = 4 no step gets any gradient"),
+    (
+        "10.2",
+        truncated_10_2(keep=mt.zeros_like),
+        {},
+        "you reset the state to zeros at the cuts, so the network forgets",
+    ),
+    (
+        "10.2",
+        truncated_10_2(lambda t, k, steps: (t - 1) % k == 0),
+        {},
+        "with k = 4 the gradient reaches steps 10 to 12. Cutting after steps 4, 8, ... should leave steps 9 to 12",
+    ),
+    (
+        "10.2",
+        lambda xs, h0, W, U, b, k: truncated_10_2()(xs, h0, W, U, b, 4),
+        {},
+        "with k = 5 the gradient reaches steps 9 to 12",
+    ),
+    ("10.2", lesson_weights_10_2, {}, "Does truncated_rnn run rnn_step with the xs, h0, W, U and b it is given"),
+    ("10.2", lambda xs, h0, W, U, b, k: [truncated_10_2()(xs, h0, W, U, b, k)], {}, "return only the last one"),
+    ("10.2", lambda xs, h0, W, U, b, k: truncated_10_2()(xs, h0, W, U, b, k).numpy(), {}, "a numpy value has left"),
+    ("10.3", "explodes", {}, "'explodes' is your prediction: keep it in mind"),
+    ("10.3", "(1.2, 237.4)", {}, "answer should be a pair (radius, ratio), not the string"),
+    ("10.3", None, {}, "answer should be a pair (radius, ratio), not None"),
+    ("10.3", (0.15, RHO_10_3**30), {}, "radius is 0.15, the largest entry of U_test"),
+    ("10.3", (np.linalg.eigvals(U_TEST), RHO_10_3**30), {}, "radius has 8 entries: the eigenvalues themselves"),
+    ("10.3", (np.max(np.linalg.eigvals(U_TEST + 0j)), RHO_10_3**30), {}, "radius is a complex number"),
+    ("10.3", (RHO_10_3, RHO_10_3**-30), {}, "your ratio is upside down"),
+    ("10.3", (RHO_10_3, RHO_10_3**29), {}, "that is the growth over 29 steps"),
+    ("10.3", (RHO_10_3, RHO_10_3**30 * np.sqrt(8)), {}, "that is ||dL/dh_0|| itself"),
+    ("10.3", (RHO_10_3, RHO_10_3), {}, "that is the factor of one step"),
+    (
+        "10.3",
+        (RHO_10_3, state_gradient_ratio_10_3(mt.constant(U_TEST), xs_long_10_3() * 1e-4)),
+        {},
+        "near, but not the measurement from rest",
+    ),
+    (
+        "10.3",
+        (RHO_10_3, state_gradient_ratio_10_3(mt.constant(U_TEST), xs_long_10_3())),
+        {},
+        "on your inputs the gradient vanished, so they were not zeros",
+    ),
 ]
 
 # Wrong answers that only the student's own tape (or x, in 5.1) can explain: (key, case builder, words expected)

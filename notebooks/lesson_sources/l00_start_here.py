@@ -43,6 +43,11 @@ LESSONS = [
         "Forward mode vs reverse mode",
         "JVPs, VJPs, why training uses reverse mode, Hessian-vector products",
     ),
+    (
+        "10_backpropagation_through_time.ipynb",
+        "Backpropagation through time",
+        "a recurrent network on a tape, vanishing and exploding gradients, clipping, truncated BPTT",
+    ),
 ]
 
 _TABLE = "\n".join(f"| {i} | [{title}]({name}) | {what} |" for i, (name, title, what) in enumerate(LESSONS, 1))

@@ -321,6 +321,6 @@ CELLS = [
     - Forward mode wins when outputs outnumber inputs (one pass for a whole Jacobian column), and needs no tape.
     - Forward over reverse gives Hessian-vector products in about the cost of two gradients.
 
-    This is the last lesson. Back to [the start](00_start_here.ipynb).
+    Next: [lesson 10](10_backpropagation_through_time.ipynb), backpropagation through a recurrent network.
     """),
 ]

@@ -16,6 +16,7 @@ from lesson_tools import (
     lesson07,
     lesson08,
     lesson09,
+    lesson10,
 )
 from lesson_tools.checking import NotYet, check, exercise, exercise_keys, run_solution, verdict
 
