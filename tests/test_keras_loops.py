@@ -11,6 +11,7 @@ import pytest
 import minitape as mt
 
 keras = mt.keras
+layers = keras.layers
 
 pytestmark = pytest.mark.usefixtures("keras_session")
 
@@ -247,3 +248,77 @@ def test_multi_output_history_keys_are_named_as_keras_3(compile_args, keys):
     else:
         history = model.fit(XS, TARGETS, validation_data=(XS, TARGETS), verbose=0)
     assert sorted(history.history) == sorted(keys + [f"val_{k}" for k in keys])
+
+
+# ---- model.metrics as Keras 3 keeps them: the loss tracker and the compiled metrics as one -------------------
+def test_model_metrics_hold_the_loss_tracker_and_the_compiled_metrics_as_one():
+    # Keras 3.15: metrics_names ['loss', 'compile_metrics']; metrics[1].metrics the compiled ones; evaluate flat
+    x, y = np.arange(8.0).reshape(4, 2), np.ones((4, 1))
+    model = keras.Sequential([keras.Input((2,)), layers.Dense(1, kernel_initializer="ones")])
+    model.compile(loss="mse", metrics=["mae", keras.metrics.RootMeanSquaredError()])
+    assert model.metrics_names == ["loss", "compile_metrics"]
+    compiled = model.metrics[1]
+    assert compiled.name == "compile_metrics" and [m.name for m in compiled.metrics] == [
+        "mae",
+        "root_mean_squared_error",
+    ]
+    loss, mae, rmse = model.evaluate(x, y, verbose=0)
+    errors = x.sum(axis=1) - 1  # the prediction x0 + x1 against 1
+    np.testing.assert_allclose(
+        [loss, mae, rmse], [np.mean(errors**2), np.mean(np.abs(errors)), np.sqrt(np.mean(errors**2))], rtol=1e-6
+    )
+    assert {k: float(v) for k, v in compiled.result().items()} == pytest.approx(
+        {"mae": mae, "root_mean_squared_error": rmse}
+    )
+    compiled.reset_state()
+    assert float(compiled.metrics[0].result()) == 0.0
+    with pytest.raises(TypeError):  # as in Keras 3: the container's result is a dict, not a number
+        float(compiled.result())
+    plain = keras.Sequential([keras.Input((2,)), layers.Dense(1)])
+    plain.compile(loss="mse")
+    assert plain.metrics_names == ["loss"]
+
+
+def test_a_custom_train_step_returning_the_compiled_metrics_dict_logs_each_metric():
+    class Custom(keras.Model):  # "Customizing what happens in fit()", Keras 3's way
+        def train_step(self, data):
+            x, y = data
+            with mt.GradientTape() as tape:
+                y_pred = self(x, training=True)
+                loss = self.compute_loss(y=y, y_pred=y_pred)
+            self.optimizer.apply_gradients(zip(tape.gradient(loss, self.trainable_variables), self.trainable_variables))
+            for metric in self.metrics:
+                metric.update_state(loss) if metric.name == "loss" else metric.update_state(y, y_pred)
+            return {m.name: m.result() for m in self.metrics}  # {'loss': ..., 'compile_metrics': {'mae': ..., ...}}
+
+    inputs = keras.Input(shape=(3,))
+    model = Custom(inputs, layers.Dense(1)(inputs))
+    model.compile(optimizer="adam", loss="mse", metrics=["mae", "mse"])
+    rng = np.random.default_rng(0)
+    history = model.fit(rng.random((16, 3)), rng.random((16, 1)), epochs=2, batch_size=8, verbose=0)
+    assert list(history.history) == ["mae", "mse", "loss"]  # Keras 3's: sorted, compile_metrics' entries in its place
+    np.testing.assert_allclose(history.history["loss"], history.history["mse"], rtol=1e-6)
+
+
+def test_a_model_with_two_outputs_lists_its_metrics_as_keras_3():
+    inputs = keras.Input(shape=(3,))
+    a, b = layers.Dense(1, name="a")(inputs), layers.Dense(1, name="b")(inputs)
+    model = keras.Model(inputs, [a, b])
+    model.compile("sgd", loss=["mse", "mse"], metrics=[["mae"], ["mse"]])
+    assert model.metrics_names == ["loss", "compile_metrics", "a_loss", "b_loss"]  # Keras 3.15's order
+    x, y = np.random.default_rng(1).random((8, 3)), np.random.default_rng(2).random((8, 1))
+    logs = model.evaluate(x, [y, y], verbose=0, return_dict=True)
+    assert list(logs) == ["a_loss", "a_mae", "b_loss", "b_mse", "loss"]  # Keras 3 sorts the logs' names
+    values = model.evaluate(x, [y, y], verbose=0)  # the list: metrics_names' first, then the rest by name
+    assert values == [logs[k] for k in ["loss", "a_loss", "b_loss", "a_mae", "b_mse"]]
+    assert logs["loss"] == pytest.approx(logs["a_loss"] + logs["b_loss"]) and logs["b_mse"] == pytest.approx(
+        logs["b_loss"]
+    )
+
+
+def test_count_params_refuses_an_unbuilt_layer_as_keras_3():
+    with pytest.raises(
+        ValueError, match="You tried to call `count_params` on layer 'dense_count', but the layer isn't built"
+    ):
+        layers.Dense(3, name="dense_count").count_params()
+    assert keras.Sequential([keras.Input((3,)), layers.Dense(2)]).count_params() == 8

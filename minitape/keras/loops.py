@@ -21,8 +21,15 @@ def _verbosity(verbose: Any) -> int:
 
 def numbers(logs: dict) -> dict:
     """A step's logs as Python floats where they are single numbers (a custom train_step may return tensors),
-    as Keras hands them to callbacks and History."""
-    return {k: float(np.asarray(v).item()) if np.size(v) == 1 else v for k, v in logs.items()}
+    as Keras hands them to callbacks and History; a dict inside (compile_metrics' result) gives its entries.
+    The names are sorted, as Keras 3 sorts them ('accuracy' before 'loss')."""
+    flat: dict = {}
+    for key, value in sorted(logs.items()):
+        if isinstance(value, dict):
+            flat.update(numbers(value))
+        else:
+            flat[key] = float(np.asarray(value).item()) if np.size(value) == 1 else value
+    return flat
 
 
 def _should_validate(epoch: int, validation_freq: Any) -> bool:

@@ -126,6 +126,41 @@ class Mean(Metric):
         self._add(to_numpy(values), sample_weight)
 
 
+class CompileMetrics(Metric):
+    """The metrics given to `compile`, as one metric named 'compile_metrics': Keras 3's `model.metrics[1]`.
+
+    `update_state(y, y_pred)` updates each of them (each on its own output, for a model with several);
+    `result()` is a dict by metric name, and fit, evaluate and the History list each metric on its own.
+    """
+
+    def __init__(self, pairs: list, ordered: Any) -> None:
+        super().__init__(name="compile_metrics")
+        self._pairs, self._ordered = pairs, ordered  # (output index or None, metric); y -> one target per output
+
+    @property
+    def metrics(self) -> list[Metric]:
+        return [metric for _, metric in self._pairs]
+
+    @property
+    def variables(self) -> list[Variable]:
+        return [v for metric in self.metrics for v in metric.variables]
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        targets, predictions = (self._ordered(y_true), self._ordered(y_pred)) if self._pairs else ((), ())
+        for index, metric in self._pairs:
+            if index is None:
+                metric.update_state(y_true, y_pred)
+            else:
+                metric.update_state(targets[index], predictions[index])
+
+    def result(self) -> dict:  # type: ignore[override]
+        return {metric.name: metric.result() for metric in self.metrics}
+
+    def reset_state(self) -> None:
+        for metric in self.metrics:
+            metric.reset_state()
+
+
 class Accuracy(Metric):
     """How often y_pred equals y_true exactly."""
 

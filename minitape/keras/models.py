@@ -153,6 +153,8 @@ class Model(Layer):
             self.compiled_metrics = self._multi_output_metrics(metrics)
         else:
             self.compiled_metrics = [(None, metrics_module.get(m, self.loss)) for m in (metrics or [])]
+        ordered = lambda structure: nest.flatten(compile_utils.ordered(self, structure))  # noqa: E731
+        self._compile_metrics = metrics_module.CompileMetrics(self.compiled_metrics, ordered)
         self._loss_tracker = metrics_module.Mean(name="loss")
         self._output_loss_trackers = self._per_output_loss_trackers()
 
@@ -197,9 +199,11 @@ class Model(Layer):
 
     @property
     def metrics(self) -> list:
-        tracker = getattr(self, "_loss_tracker", None)
-        per_output = [m for m in getattr(self, "_output_loss_trackers", []) if m is not None]
-        return ([tracker] if tracker is not None else []) + per_output + [m for _, m in self.compiled_metrics]
+        """As Keras 3: the loss tracker, the compiled metrics as one ('compile_metrics'), each output's loss."""
+        if not hasattr(self, "_loss_tracker"):
+            return []
+        per_output = [m for m in self._output_loss_trackers if m is not None]
+        return [self._loss_tracker, *([self._compile_metrics] if self.compiled_metrics else []), *per_output]
 
     @property
     def metrics_names(self) -> list[str]:
@@ -252,17 +256,14 @@ class Model(Layer):
         return total
 
     def compute_metrics(self, x: Any, y: Any, y_pred: Any, sample_weight: Any = None) -> dict[str, float]:
-        if self.compiled_metrics:
-            targets, predictions = (
-                nest.flatten(compile_utils.ordered(self, y)),
-                nest.flatten(compile_utils.ordered(self, y_pred)),
-            )
-            for index, metric in self.compiled_metrics:
-                if index is None:
-                    metric.update_state(y, y_pred)
-                else:
-                    metric.update_state(targets[index], predictions[index])
-        return {m.name: float(m.result()) for m in self.metrics}
+        """Update the compiled metrics; every logged number, each metric on its own (loss, output losses, metrics)."""
+        self._compile_metrics.update_state(y, y_pred)
+        return {m.name: float(m.result()) for m in self._logged_metrics()}
+
+    def _logged_metrics(self) -> list:
+        """Each metric that logs a number: the loss, each output's loss, each compiled metric (in compile's order)."""
+        per_output = [m for m in self._output_loss_trackers if m is not None]
+        return [self._loss_tracker, *per_output, *self._compile_metrics.metrics]
 
     def train_step(self, data: Any) -> dict[str, float]:
         """One optimisation step on a batch `(x, y)`: the loop a custom training lesson writes by hand."""
@@ -351,8 +352,7 @@ class Model(Layer):
         logs = loops.evaluate(self, x, y, batch_size, verbose, sample_weight, steps, callbacks)
         if return_dict:
             return logs
-        values = [logs[m.name] for m in self.metrics]
-        return values[0] if len(values) == 1 else values
+        return self._in_order(logs)
 
     def predict(
         self,
@@ -391,9 +391,13 @@ class Model(Layer):
         """As Keras 3: a dict if asked, else the values in `metrics_names` order (one number if only the loss)."""
         self.reset_metrics()
         logs = loops.numbers(step(data_adapter.pack(x, y, sample_weight)))
-        if return_dict:
-            return logs
-        values = list(logs.values())
+        return logs if return_dict else self._in_order(logs)
+
+    def _in_order(self, logs: dict) -> Any:
+        """The logged numbers as evaluate lists them in Keras 3: the loss, each output's loss and each compiled
+        metric first, then anything else a custom step logged, by name; one number alone if there is only one."""
+        first = [m.name for m in self._logged_metrics() if m.name in logs]
+        values = [logs[name] for name in first] + [logs[k] for k in sorted(logs) if k not in first]
         return values[0] if len(values) == 1 else values
 
     # ---- inspection --------------------------------------------------------------------------------

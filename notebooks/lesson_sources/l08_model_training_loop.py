@@ -220,7 +220,8 @@ CELLS = [
     `fit` is a loop that calls `model.train_step(batch)` for every batch, and the default `train_step` is the
     hand-written step of section 4. So you can customise a step and keep everything else `fit` offers (epochs,
     batches, shuffling, callbacks, validation, the history): subclass the model and override `train_step`. It
-    receives a batch `(x, y)` and returns the logs, a dict of metric values. Here the step clips each gradient to a
+    receives a batch `(x, y)` and returns the logs, a dict of metric values (`self.metrics` holds the loss tracker
+    and, as in Keras 3, the compiled metrics as one metric whose result is a dict). Here the step clips each gradient to a
     norm of at most 1 before the update, a common guard against exploding gradients, and counts its calls to prove
     that `fit` really used it:
     """),
@@ -237,12 +238,12 @@ CELLS = [
             gradients = [mt.clip_by_norm(g, 1.0) for g in gradients]  # the customisation
             self.optimizer.apply_gradients(zip(gradients, self.trainable_variables))
             self.steps_run += 1
-            for metric in self.metrics:  # the loss tracker, then the compiled metrics
+            for metric in self.metrics:  # the loss tracker, then the compiled metrics (as one, Keras 3's way)
                 if metric.name == "loss":
                     metric.update_state(loss)
                 else:
                     metric.update_state(y, logits)
-            return {metric.name: float(metric.result()) for metric in self.metrics}
+            return {metric.name: metric.result() for metric in self.metrics}  # fit turns these into numbers
 
 
     keras.utils.set_random_seed(0)

@@ -296,6 +296,12 @@ class Layer(Module):
             v.assign(np.asarray(w))
 
     def count_params(self) -> int:
+        """How many numbers the weights hold; an unbuilt layer is refused, as in Keras 3 (its count is not final)."""
+        if not self.built:
+            raise ValueError(
+                f"You tried to call `count_params` on layer '{self.name}', but the layer isn't built. You can build "
+                "it manually via: `layer.build(input_shape)`, or call it on a batch of data first"
+            )
         return int(sum(np.prod(v.shape, dtype=np.int64) for v in self.variables))
 
     @property
