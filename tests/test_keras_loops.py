@@ -279,27 +279,6 @@ def test_model_metrics_hold_the_loss_tracker_and_the_compiled_metrics_as_one():
     assert plain.metrics_names == ["loss"]
 
 
-def test_a_custom_train_step_returning_the_compiled_metrics_dict_logs_each_metric():
-    class Custom(keras.Model):  # "Customizing what happens in fit()", Keras 3's way
-        def train_step(self, data):
-            x, y = data
-            with mt.GradientTape() as tape:
-                y_pred = self(x, training=True)
-                loss = self.compute_loss(y=y, y_pred=y_pred)
-            self.optimizer.apply_gradients(zip(tape.gradient(loss, self.trainable_variables), self.trainable_variables))
-            for metric in self.metrics:
-                metric.update_state(loss) if metric.name == "loss" else metric.update_state(y, y_pred)
-            return {m.name: m.result() for m in self.metrics}  # {'loss': ..., 'compile_metrics': {'mae': ..., ...}}
-
-    inputs = keras.Input(shape=(3,))
-    model = Custom(inputs, layers.Dense(1)(inputs))
-    model.compile(optimizer="adam", loss="mse", metrics=["mae", "mse"])
-    rng = np.random.default_rng(0)
-    history = model.fit(rng.random((16, 3)), rng.random((16, 1)), epochs=2, batch_size=8, verbose=0)
-    assert list(history.history) == ["mae", "mse", "loss"]  # Keras 3's: sorted, compile_metrics' entries in its place
-    np.testing.assert_allclose(history.history["loss"], history.history["mse"], rtol=1e-6)
-
-
 def test_a_model_with_two_outputs_lists_its_metrics_as_keras_3():
     inputs = keras.Input(shape=(3,))
     a, b = layers.Dense(1, name="a")(inputs), layers.Dense(1, name="b")(inputs)
