@@ -241,3 +241,18 @@ def test_a_sequential_with_a_known_input_shape_is_a_graph_for_feature_extraction
     assert tuple(s.output.shape) == (None, 4)
     with pytest.raises(AttributeError, match="no output yet: start it with keras.Input"):
         _ = keras.Sequential([keras.layers.Dense(3)]).output
+
+
+def test_a_functional_model_is_named_and_lists_its_layers_as_keras_3():
+    # "Working with RNNs": Keras 3.15 names the model 'functional' and lists embedding_a before embedding_b
+    # (layers farthest from the output first; equally far, in the order a walk back from the output meets them)
+    encoder_input, decoder_input = keras.Input(shape=(None,)), keras.Input(shape=(None,))
+    encoded = layers.Embedding(1000, 8, name="embedding_a")(encoder_input)
+    _, state_h, state_c = layers.LSTM(4, return_state=True, name="encoder")(encoded)
+    decoded = layers.Embedding(2000, 8, name="embedding_b")(decoder_input)
+    decoder_output = layers.LSTM(4, name="decoder")(decoded, initial_state=[state_h, state_c])
+    model = keras.Model([encoder_input, decoder_input], layers.Dense(10, name="head")(decoder_output))
+    assert model.name.startswith("functional")
+    assert [layer.name for layer in model.layers][2:] == ["embedding_a", "embedding_b", "encoder", "decoder", "head"]
+    named = keras.Model(encoder_input, encoded, name="mine")
+    assert named.name == "mine"

@@ -184,9 +184,18 @@ def test_sequential_with_input_builds_at_once_and_summarises():
     assert "Total params: 1,490" in text and "Non-trainable params: 0" in text
 
 
-def test_summary_before_build_says_how_to_build():
-    with pytest.raises(ValueError, match="has not yet been built"):
-        keras.Sequential([layers.Dense(2)]).summary()
+def test_summary_before_build_shows_unbuilt_layers_as_keras_3():
+    lines = []
+    keras.Sequential([layers.Embedding(10, 4, name="embed"), layers.Dense(2, name="out")]).summary(
+        print_fn=lines.append
+    )
+    rows = lines[0].splitlines()
+    assert [row.split()[:3] for row in rows if row.startswith((" embed", " out"))] == [
+        ["embed", "(Embedding)", "?"],
+        ["out", "(Dense)", "?"],
+    ]
+    assert all(row.rstrip().endswith("0 (unbuilt)") for row in rows if row.startswith((" embed", " out")))
+    assert "Total params: 0" in lines[0]  # Keras 3 prints the same: no weights before the first call
 
 
 def test_subclass_must_call_super_init():

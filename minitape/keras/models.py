@@ -33,6 +33,8 @@ class Model(Layer):
     """
 
     def __init__(self, inputs: Any = None, outputs: Any = None, **kwargs: Any) -> None:
+        if type(self) is Model and inputs is not None and kwargs.get("name") is None:
+            kwargs["name"] = backend.unique_name("functional")  # Keras 3's name for Model(inputs, outputs)
         super().__init__(**kwargs)
         self.optimizer: Any = None
         self.loss: Any = None

@@ -17,14 +17,9 @@ def _cell(text: str, width: int) -> str:
 
 
 def model_summary(model: Any, line_length: int = 65) -> str:
-    """Layer (type) | Output Shape | Param #, then the totals; shapes show the batch axis as None."""
-    if not model.built and not model.variables:
-        raise ValueError(
-            f'The model "{model.name}" has not yet been built: its layers make their weights on the first call. '
-            "Call it on a batch of data first, or call model.build(input_shape), "
-            "or start a Sequential with keras.Input(shape=...)."
-        )
-    widths = [int(line_length * 0.45), int(line_length * 0.40)]
+    """Layer (type) | Output Shape | Param #, then the totals; shapes show the batch axis as None. A layer not
+    built yet (no call, no input shape) shows '?' and '0 (unbuilt)', as in Keras 3: it has no weights yet."""
+    widths = [int(line_length * 0.45), int(line_length * 0.35)]
     widths.append(line_length - sum(widths))
     lines = [f'Model: "{model.name}"', "_" * line_length]
     lines.append("".join(_cell(t, w) for t, w in zip(("Layer (type)", "Output Shape", "Param #"), widths)))
@@ -34,7 +29,11 @@ def model_summary(model: Any, line_length: int = 65) -> str:
             shape = str(layer.output_shape).replace(",)", ")")
         except AttributeError:  # never called
             shape = "?"
-        row = (f"{layer.name} ({type(layer).__name__})", shape, str(layer.count_params()))
+        row = (
+            f"{layer.name} ({type(layer).__name__})",
+            shape,
+            str(layer.count_params()) if layer.built else "0 (unbuilt)",
+        )
         lines.append("".join(_cell(t, w) for t, w in zip(row, widths)))
     lines.append("=" * line_length)
     trainable = _params(model.trainable_variables)

@@ -218,9 +218,16 @@ class Graph:
         return ordered
 
     def layers(self) -> list[Any]:
-        """InputLayers first, then each called layer once, in call order."""
+        """InputLayers first, then each called layer once, as Keras 3 lists them: the farthest from the outputs
+        first (depth: the most calls between a call and an output), calls equally far in the order found above."""
+        depth = dict.fromkeys(map(id, self.nodes), 0)
+        for node in reversed(self.nodes):  # a call comes after the calls it reads: its depth is final here
+            for parent in node.parents():
+                if parent.node is not None:
+                    depth[id(parent.node)] = max(depth[id(parent.node)], depth[id(node)] + 1)
+        by_depth = sorted(range(len(self.nodes)), key=lambda k: -depth[id(self.nodes[k])])  # stable: ties keep order
         found: list[Any] = [kt.input_layer for kt in self.flat_inputs if kt.input_layer is not None]
-        for node in self.nodes:
+        for node in (self.nodes[k] for k in by_depth):
             if all(node.layer is not f for f in found):
                 found.append(node.layer)
         return found
