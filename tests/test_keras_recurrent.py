@@ -614,8 +614,6 @@ def test_errors_say_what_is_wrong_and_how_to_fix_it():
         layers.LSTM(3)(x, initial_state=[np.zeros((2, 3))])
     with pytest.raises(ValueError, match=r"initial state c must have shape \(batch, units\) = \(2, 3\) .* has shape "):
         layers.LSTM(3)(x, initial_state=[np.zeros((2, 3)), np.zeros((3, 3))])
-    with pytest.raises(NotImplementedError, match=r"stateful=True\) is not supported.*return_state=True.*initial_s"):
-        layers.GRU(3, stateful=True)
     with pytest.raises(NotImplementedError, match="no masking; pad the sequences"):
         layers.LSTM(2)(x, mask=np.ones((2, 3), bool))
     with pytest.raises(ValueError, match=r"dropout is the fraction of values dropped, in \[0, 1\); got 1.0"):
@@ -651,3 +649,50 @@ def test_regularizers_constraints_and_accepted_keras_arguments_reach_the_cell():
     model.fit(x, np.ones((2, 3)), epochs=1, verbose=0)
     assert layer.cell.recurrent_kernel.numpy().min() >= 0  # the constraint is applied after each update
     assert layers.GRU(2, use_cudnn=False, seed=1, implementation=1).cell.per_gate_masks
+
+
+# ---- stateful=True: each call goes on from the states the previous call ended with (Keras 3) -----------------
+@pytest.mark.parametrize("kind", ["SimpleRNN", "LSTM", "GRU"])
+def test_a_stateful_layer_reads_a_sequence_in_pieces_as_one(kind):
+    x = np.random.default_rng(3).normal(size=(2, 6, 4)).astype("float32")
+    whole = getattr(layers, kind)(3)
+    expected = whole(x).numpy()
+    pieces = getattr(layers, kind)(3, stateful=True)
+    pieces(x[:, :2])
+    pieces.set_weights(whole.get_weights())
+    pieces.reset_states()
+    for start in (0, 2):
+        pieces(x[:, start : start + 2])
+    np.testing.assert_allclose(pieces(x[:, 4:]).numpy(), expected, rtol=1e-5, atol=1e-6)
+    assert len(pieces.weights) == len(whole.weights)  # the carried states are not weights, as in Keras 3
+    assert [tuple(s.shape) for s in pieces.states] == [(2, 3)] * (2 if kind == "LSTM" else 1)
+    assert all(not s.trainable for s in pieces.states) and whole.states is None
+    pieces.reset_states()
+    assert all(not s.numpy().any() for s in pieces.states)
+    np.testing.assert_allclose(pieces(x).numpy(), expected, rtol=1e-5, atol=1e-6)  # afresh after the reset
+
+
+def test_a_stateful_layers_gradient_stops_at_the_batch_before_and_its_states_start_another_layer():
+    x = np.random.default_rng(4).normal(size=(2, 3, 4)).astype("float32")
+    lstm = layers.LSTM(3, stateful=True)
+    first = lstm(x)
+    with mt.GradientTape() as tape:
+        second = mt.reduce_sum(lstm(x))
+    assert all(g is not None for g in tape.gradient(second, lstm.trainable_weights))
+    assert not np.allclose(first.numpy(), lstm(x).numpy())  # it went on from where it was
+    follow = layers.LSTM(3)  # "Working with RNNs": new_layer(x, initial_state=layer.states)
+    assert follow(x, initial_state=lstm.states).shape == (2, 3)
+
+
+def test_a_stateful_layer_needs_a_fixed_batch_size():
+    lstm = layers.LSTM(3, stateful=True, name="carrier")
+    lstm(np.zeros((2, 3, 4), "float32"))
+    with pytest.raises(ValueError, match=r'LSTM "carrier" is stateful: .* built with, 2, .* got a batch of 3'):
+        lstm(np.zeros((3, 3, 4), "float32"))
+    with pytest.raises(ValueError, match=r"is stateful, so it needs to know its batch size: .*batch_size=32"):
+        keras.Sequential([keras.Input((3, 4)), layers.GRU(2, stateful=True)])
+    model = keras.Sequential([keras.Input((3, 4), batch_size=2), layers.GRU(2, stateful=True)])
+    assert not model.layers[0].states[0].numpy().any()  # the placeholder runs leave no state behind
+    model.compile("sgd", "mse")
+    model.fit(np.ones((4, 3, 4)), np.zeros((4, 2)), batch_size=2, shuffle=False, verbose=0)
+    assert model.layers[0].states[0].numpy().any()

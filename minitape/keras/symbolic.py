@@ -142,6 +142,13 @@ def _run_on_placeholders(layer: Any, inputs: Any, args: tuple, kwargs: dict, fre
 def call_layer(layer: Any, inputs: Any, args: tuple, kwargs: dict) -> Any:
     """`layer(keras_tensor)`: build the layer on placeholders and return symbolic outputs remembering the call."""
     node = Node(layer, inputs, args, kwargs)
+    batch_known = all(kt.shape and kt.shape[0] is not None for kt in node.parents())
+    stateful = getattr(layer, "stateful", False)
+    if stateful and not batch_known:
+        raise ValueError(
+            f'{type(layer).__name__} "{layer.name}" is stateful, so it needs to know its batch size: give it to '
+            "the input, keras.Input(shape=..., batch_size=32)"
+        )
     try:
         first = _run_on_placeholders(layer, inputs, args, kwargs, 2)
         unknown = any(None in kt.shape[1:] for kt in node.parents())
@@ -152,7 +159,8 @@ def call_layer(layer: Any, inputs: Any, args: tuple, kwargs: dict) -> Any:
             f'{error}\n(while calling layer "{layer.name}" ({type(layer).__name__}) on symbolic inputs of shape '
             f"{shapes}, where None is any size)"
         ) from error
-    batch_known = all(kt.shape and kt.shape[0] is not None for kt in node.parents())
+    if stateful:  # the placeholder runs moved its states: a sequence starts from zeros
+        layer.reset_states()
 
     def symbolic_output(a: Any, b: Any) -> KerasTensor:
         shape = [None if m != n else m for m, n in zip(a.shape, b.shape)]

@@ -397,7 +397,10 @@ class Layer(Module):
 
 
 # Layer attributes that hold no weights or sublayers of their own (or only ones found elsewhere): not walked
-_BOOKKEEPING = frozenset({"_regularized", "_call_losses", "_module_scope", "_inbound_node", "_graph", "_output_shape"})
+_BOOKKEEPING = frozenset(
+    {"_regularized", "_call_losses", "_module_scope", "_inbound_node", "_graph", "_output_shape"}
+    | {"_states"}  # a stateful RNN's carried states: Variables, but not weights (Keras 3 leaves them out too)
+)
 
 
 def _flat_tensors(outputs: Any) -> list[Any]:

@@ -2,7 +2,7 @@
 
 The loop over time is a Python loop of cell calls: there is no graph to unroll, so a tape records each
 step's ops and `tape.gradient` backpropagates through time with no rule of its own. `unroll` is accepted
-and changes nothing; `stateful=True` and masks are not supported (the errors say what to do instead).
+and changes nothing; masks are not supported (the error says what to do instead).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from minitape.keras import backend
 from minitape.keras.layers.base import Layer, incompatible
 from minitape.keras.layers.recurrent_cells import GRUCell, LSTMCell, RecurrentCell, SimpleRNNCell
 from minitape.ops.api import stack, unstack, zeros
+from minitape.variables import Variable
 
 # arguments of SimpleRNN/LSTM/GRU that belong to their cell (the rest go to the layer)
 _CELL_ONLY = frozenset(
@@ -55,15 +56,23 @@ class RNN(Layer):
                 f"{kind}: the cell must have a method call(inputs, states) returning (output, new_states) and a "
                 f"state_size (an int, or a list of ints, one per state); got {cell!r}"
             )
-        if stateful:
-            raise NotImplementedError(
-                f"{kind}(stateful=True) is not supported by minitape. To carry the state from one batch to the "
-                "next, ask for it with return_state=True and pass it back: "
-                "output, *states = layer(x, initial_state=states)"
-            )
         self.cell = cell
         self.return_sequences, self.return_state, self.go_backwards = return_sequences, return_state, go_backwards
-        self.stateful, self.unroll, self.zero_output_for_mask = False, unroll, zero_output_for_mask
+        self.stateful, self.unroll, self.zero_output_for_mask = stateful, unroll, zero_output_for_mask
+        self._states: list | None = None  # stateful: the states carried from one call to the next (Variables)
+
+    @property
+    def states(self) -> list | None:
+        """A stateful layer's carried states: non-trainable Variables of shape (batch, units), not among its
+        weights, made on the first call; None for a layer that is not stateful (as in Keras 3)."""
+        return self._states
+
+    def reset_states(self) -> None:
+        """Start the next sequence afresh: a stateful layer's carried states go back to zeros."""
+        for variable in self._states or ():
+            variable.assign(zeros(variable.shape, dtype=variable.dtype))
+
+    reset_state = reset_states
 
     @property
     def state_sizes(self) -> list[int]:
@@ -118,6 +127,11 @@ class RNN(Layer):
         if isinstance(self.cell, Layer) and not self.cell.built:
             self.cell.weight_prefix = f"{self.weight_prefix}{self.name}/"  # 'lstm/lstm_cell/kernel', as in Keras
             self.cell.build((input_shape[0], input_shape[-1]))
+        if self.stateful:  # the states of each sequence in the batch: the batch size is fixed from now on
+            self._states = [
+                Variable(state, trainable=False, name=f"{self.name}/state_{i}")
+                for i, state in enumerate(self.get_initial_state(input_shape[0]))
+            ]
 
     def compute_output_shape(self, input_shape: tuple) -> Any:
         batch, steps = input_shape[0], input_shape[1]
@@ -132,6 +146,8 @@ class RNN(Layer):
                 "model see the padding (or cut the batch into groups of equal length)"
             )
         batch, steps = tuple(inputs.shape)[:2]
+        if self.stateful and initial_state is None:
+            initial_state = self.carried_states(batch)
         states = self.initial_states(initial_state, batch)
         if isinstance(self.cell, RecurrentCell):
             self.cell.reset_dropout_masks()
@@ -145,7 +161,22 @@ class RNN(Layer):
             states = list(states) if isinstance(states, (list, tuple)) else [states]
             outputs.append(output)
         result = stack(outputs, axis=1) if self.return_sequences else outputs[-1]
+        for variable, state in zip(self._states or (), states):  # stateful: the next call goes on from here
+            variable.assign(state)
         return (result, *states) if self.return_state else result
+
+    def carried_states(self, batch: int) -> list:
+        """A stateful layer's states as the next call starts from them (their values: no gradient flows back
+        into the previous batch, as in Keras); the batch size must be the one the layer was built with."""
+        carried = self._states[0].shape[0]
+        if batch != carried:
+            raise ValueError(
+                f'{type(self).__name__} "{self.name}" is stateful: the batch size of its input sequences must stay '
+                f"the size it was built with, {carried}, so that example i of a batch continues example i of the "
+                f"batch before; got a batch of {batch}. Cut the data into batches of {carried} (drop the "
+                "remainder), or make a new layer"
+            )
+        return [variable.read_value() for variable in self._states]
 
     def get_initial_state(self, batch_size: int) -> list:
         """The states a sequence starts from when no initial_state is given: the cell's, or zeros."""
