@@ -145,8 +145,6 @@ DATASETS = {
 _NO_TEXT = "tensors hold numbers only: turn text into integer ids in Python (a dict of words), then Embedding"
 _NO_AUGMENT = "augment the images with numpy (np.flip, np.rot90) on each batch before it reaches the model"
 LAYERS = {
-    "TimeDistributed": "Dense already acts on the last axis of (batch, steps, features); for other layers fold the "
-    "steps into the batch axis with mt.reshape(x, (-1, *x.shape[2:])), apply the layer, and reshape back",
     **dict.fromkeys(
         ("ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D"),
         "there is no convolutional LSTM; apply Conv2D to each frame (the frames folded into the batch axis with "

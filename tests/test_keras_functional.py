@@ -256,3 +256,5 @@ def test_a_functional_model_is_named_and_lists_its_layers_as_keras_3():
     assert [layer.name for layer in model.layers][2:] == ["embedding_a", "embedding_b", "encoder", "decoder", "head"]
     named = keras.Model(encoder_input, encoded, name="mine")
     assert named.name == "mine"
+    assert model.output_shape == (None, 10) and named.output_shape == (None, None, 8)  # known before any call
+    assert keras.Model(encoder_input, [encoded, state_h]).output_shape == [(None, None, 8), (None, 4)]

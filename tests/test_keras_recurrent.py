@@ -632,8 +632,8 @@ def test_errors_say_what_is_wrong_and_how_to_fix_it():
         layers.Bidirectional(layers.LSTM(2), merge_mode="max")
     with pytest.raises(ValueError, match=r"must read in opposite directions"):
         layers.Bidirectional(layers.LSTM(2), backward_layer=layers.LSTM(2))
-    with pytest.raises(AttributeError, match="no tf.keras.layers.TimeDistributed: Dense already acts on the last"):
-        layers.TimeDistributed  # noqa: B018
+    with pytest.raises(AttributeError, match="no tf.keras.layers.ConvLSTM2D: there is no convolutional LSTM"):
+        layers.ConvLSTM2D  # noqa: B018
 
 
 def test_regularizers_constraints_and_accepted_keras_arguments_reach_the_cell():
@@ -696,3 +696,49 @@ def test_a_stateful_layer_needs_a_fixed_batch_size():
     model.compile("sgd", "mse")
     model.fit(np.ones((4, 3, 4)), np.zeros((4, 2)), batch_size=2, shuffle=False, verbose=0)
     assert model.layers[0].states[0].numpy().any()
+
+
+# ---- TimeDistributed: one layer on every step, as Keras 3 -------------------------------------------------
+def test_time_distributed_applies_one_layer_to_every_step():
+    wrapped = layers.TimeDistributed(layers.Dense(2, kernel_initializer="ones"))
+    x = np.arange(24, dtype="float32").reshape(2, 3, 4)
+    y = wrapped(x)
+    assert y.shape == (2, 3, 2) and y.numpy()[:, :, 0].tolist() == [[6, 22, 38], [54, 70, 86]]  # Keras 3's numbers
+    assert [w.name for w in wrapped.weights] == ["time_distributed/dense/kernel:0", "time_distributed/dense/bias:0"]
+    frames = keras.Input((5, 8, 8, 1))
+    model = keras.Model(frames, layers.TimeDistributed(layers.Conv2D(3, 3))(frames))
+    assert model.output_shape == (None, 5, 6, 6, 3) and model.count_params() == 30  # as Keras 3
+    step = layers.Conv2D(3, 3)
+    frames = np.random.default_rng(0).normal(size=(2, 5, 8, 8, 1)).astype("float32")
+    per_frame = layers.TimeDistributed(step)(frames).numpy()
+    np.testing.assert_allclose(per_frame[:, 4], step(frames[:, 4]).numpy(), rtol=1e-6)
+
+
+def test_time_distributed_steps_share_the_weights_so_their_gradients_add():
+    dense = layers.Dense(2, dtype="float64")
+    wrapped = layers.TimeDistributed(dense, dtype="float64")
+    x = np.random.default_rng(1).normal(size=(2, 3, 4))
+    wrapped(x)
+    check_gradients(lambda inputs, kernel: mt.tanh(wrapped(inputs)) * mt.reduce_sum(kernel), [x, dense.kernel])
+    with mt.GradientTape() as tape:
+        total = mt.reduce_sum(wrapped(x))
+    np.testing.assert_allclose(tape.gradient(total, dense.kernel).numpy(), np.tile(x.sum(axis=(0, 1))[:, None], 2))
+
+
+def test_time_distributed_refuses_what_keras_refuses_with_a_hint():
+    with pytest.raises(ValueError, match=r"expected an input with at least 3 dimensions .* add the steps axis"):
+        layers.TimeDistributed(layers.Dense(2))(np.ones((2, 3), "float32"))
+    with pytest.raises(ValueError, match=r"with a `keras.layers.Layer` instance.*keras.layers.Lambda\(fn\)"):
+        layers.TimeDistributed(lambda x: x)
+
+
+def test_an_lstm_and_a_time_distributed_head_learn_a_running_sum():
+    keras.utils.set_random_seed(0)
+    x = np.random.default_rng(2).normal(size=(64, 6, 1)).astype("float32")
+    y = np.cumsum(x, axis=1)
+    model = keras.Sequential(
+        [keras.Input((6, 1)), layers.LSTM(16, return_sequences=True), layers.TimeDistributed(layers.Dense(1))]
+    )
+    model.compile(keras.optimizers.Adam(0.02), "mse")
+    history = model.fit(x, y, epochs=40, batch_size=16, verbose=0)
+    assert history.history["loss"][-1] < 0.1 * history.history["loss"][0]

@@ -97,6 +97,14 @@ class Model(Layer):
         raise ValueError(f"No such layer: {name}. Existing layers are: {[layer.name for layer in self.layers]}.")
 
     @property
+    def output_shape(self) -> Any:
+        """A functional model's output shape(s), from its output KerasTensors (a list for several), as Keras 3."""
+        if self._graph is None:
+            return super().output_shape
+        shapes = [kt.shape for kt in self._graph.flat_outputs]
+        return shapes[0] if len(shapes) == 1 else shapes
+
+    @property
     def output_names(self) -> list[str]:
         return [kt.node.layer.name for kt in self.outputs]
 

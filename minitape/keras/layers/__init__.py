@@ -62,6 +62,7 @@ from minitape.keras.layers.reshaping import (
     ZeroPadding1D,
     ZeroPadding2D,
 )
+from minitape.keras.layers.time_distributed import TimeDistributed
 from minitape.keras.models import Input, InputLayer
 
 Convolution2D = Conv2D
