@@ -153,10 +153,6 @@ LAYERS = {
         "mt.reshape), flatten each frame's features, then run LSTM or GRU over the frames",
     ),
     "StackedRNNCells": "stack the layers instead: LSTM(units, return_sequences=True), then LSTM(units)",
-    **dict.fromkeys(
-        ("MultiHeadAttention", "Attention", "AdditiveAttention"),
-        "there are no attention layers; write scores = q @ k^T / sqrt(d) and mt.nn.softmax(scores)",
-    ),
     **dict.fromkeys(("TextVectorization", "StringLookup", "IntegerLookup", "Hashing", "CategoryEncoding"), _NO_TEXT),
     **dict.fromkeys(
         (
