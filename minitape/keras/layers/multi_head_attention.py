@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from minitape import nn
-from minitape.keras import backend, symbolic
+from minitape.keras import symbolic
+from minitape.keras.layers.activation import Softmax
 from minitape.keras.layers.attention import bool_mask, causal_mask, shape_of
 from minitape.keras.layers.base import Layer, incompatible
 from minitape.keras.layers.core import Dropout
@@ -103,10 +103,6 @@ class MultiHeadAttention(Layer):
     dropout = property(lambda self: self._dropout)
     use_bias = property(lambda self: self._use_bias)
     attention_axes = property(lambda self: self._attention_axes)
-    query_dense = property(lambda self: self._query_dense)
-    key_dense = property(lambda self: self._key_dense)
-    value_dense = property(lambda self: self._value_dense)
-    output_dense = property(lambda self: self._output_dense)
 
     def get_config(self) -> dict:
         config = super().get_config()
@@ -178,6 +174,19 @@ class MultiHeadAttention(Layer):
                     f"an input of rank {len(query)}, as the query's {query}",
                     which=_ROLES[role],
                 )
+        if self.built:
+            built = (query, self.query_dense), (value, self.value_dense), (key, self.key_dense)
+            for role, (shape, projection) in zip(("query", "value", "key"), built):
+                features = projection.kernel.shape[0]
+                if shape[-1] != features or len(shape) != self._rank:
+                    raise incompatible(
+                        self,
+                        shape,
+                        f"an input of rank {self._rank} with {features} features on its last axis (the layer was "
+                        f"built for that)",
+                        "A layer keeps the input sizes it was first called with; create a new layer for other sizes.",
+                        which=_ROLES[role],
+                    )
         if value[:-1] != key[:-1]:
             raise ValueError(
                 f'MultiHeadAttention "{self.name}": all dimensions of value and key, except the last one, must be '
@@ -190,19 +199,6 @@ class MultiHeadAttention(Layer):
                 f'MultiHeadAttention "{self.name}": the query {query} and the value {value} must agree on every axis '
                 f"but the attention axes {axes} and the features (axis 0 is the batch: one sequence per example)"
             )
-        if self.built:
-            built = (query, self._query_dense), (value, self._value_dense), (key, self._key_dense)
-            for role, (shape, projection) in zip(("query", "value", "key"), built):
-                features = projection.kernel.shape[0]
-                if shape[-1] != features or len(shape) != self._rank:
-                    raise incompatible(
-                        self,
-                        shape,
-                        f"an input of rank {self._rank} with {features} features on its last axis (the layer was "
-                        f"built for that)",
-                        "A layer keeps the input sizes it was first called with; create a new layer for other sizes.",
-                        which=_ROLES[role],
-                    )
 
     def build(self, query_shape: tuple, value_shape: tuple, key_shape: tuple | None = None) -> None:
         query_shape, value_shape = tuple(query_shape), tuple(value_shape)
@@ -231,16 +227,17 @@ class MultiHeadAttention(Layer):
             layer.build(input_shape)
             return layer
 
-        # assigned in Keras 3's order, which is the order of the weights
-        self._query_dense = projection("query", 1, (heads, self._key_dim), query_shape)
-        self._key_dense = projection("key", 1, (heads, self._key_dim), key_shape)
+        # the sublayers of Keras 3, made in its order (the order of the weights) and named as there (the paths of
+        # a `.weights.h5` file: 'query_dense', ..., '_softmax'); the Softmax and Dropout take the next free names
+        self.query_dense = projection("query", 1, (heads, self._key_dim), query_shape)
+        self.key_dense = projection("key", 1, (heads, self._key_dim), key_shape)
         if self._use_gate:
             self._gate_dense = projection("gate", 1, (heads, self._value_dim), query_shape, "sigmoid")
-        self._value_dense = projection("value", 1, (heads, self._value_dim), value_shape)
-        backend.unique_name("softmax")  # Keras 3 makes a Softmax and a Dropout here: later layers are named as there
+        self.value_dense = projection("value", 1, (heads, self._value_dim), value_shape)
+        self._softmax = Softmax(axis=-1, dtype=self.dtype)  # over the key positions, flattened into one axis
         self._dropout_layer = Dropout(self._dropout, seed=self.seed, dtype=self.dtype)
         output_dims = self._output_dims or (query_shape[-1],)
-        self._output_dense = projection("attention_output", 2, output_dims, (*query_shape[:-1], heads, self._value_dim))
+        self.output_dense = projection("attention_output", 2, output_dims, (*query_shape[:-1], heads, self._value_dim))
 
     def compute_output_shape(self, query_shape: tuple, value_shape: tuple, key_shape: tuple | None = None) -> tuple:
         key_shape = tuple(value_shape if key_shape is None else key_shape)
@@ -331,7 +328,7 @@ class MultiHeadAttention(Layer):
         count = len(self._attention_axes)
         shape = tuple(scores.shape)
         flat = scores if count == 1 else reshape(scores, (*shape[:-count], size_of(shape[-count:])))
-        probabilities = reshape(nn.softmax(flat, axis=-1), shape)
+        probabilities = reshape(self._softmax(flat), shape)
         return probabilities if mask is None else where(mask, probabilities, 0.0)
 
     def call(
@@ -359,8 +356,8 @@ class MultiHeadAttention(Layer):
         kept = len(batch)
         gate = self._gate_dense(query) if self._use_gate else None
         # as Keras 3: the projected query is scaled by 1/sqrt(key_dim), then dotted with the keys
-        q = self._query_dense(query) * self._inverse_sqrt_key_dim
-        k, v = self._key_dense(key), self._value_dense(value)
+        q = self.query_dense(query) * self._inverse_sqrt_key_dim
+        k, v = self.key_dense(key), self.value_dense(value)
         q_flat, k_flat, v_flat = (self._gather(t, order, kept) for t in (q, k, v))
         q_shape, k_shape = tuple(q.shape), tuple(k.shape)
         query_positions = tuple(q_shape[a] for a in self._attention_axes)
@@ -376,5 +373,5 @@ class MultiHeadAttention(Layer):
         combined = transpose(combined, [int(i) for i in inverse])
         if gate is not None:
             combined = combined * gate
-        outputs = self._output_dense(combined)
+        outputs = self.output_dense(combined)
         return (outputs, probabilities) if return_attention_scores else outputs
