@@ -153,6 +153,8 @@ LAYERS = {
         "mt.reshape), flatten each frame's features, then run LSTM or GRU over the frames",
     ),
     "StackedRNNCells": "stack the layers instead: LSTM(units, return_sequences=True), then LSTM(units)",
+    "GroupQueryAttention": "use MultiHeadAttention, which gives every query head its own key and value heads "
+    "(grouped-query attention shares each key and value head among several query heads)",
     **dict.fromkeys(("TextVectorization", "StringLookup", "IntegerLookup", "Hashing", "CategoryEncoding"), _NO_TEXT),
     **dict.fromkeys(
         (

@@ -1008,6 +1008,8 @@ def test_multi_head_attention_arguments_are_checked():
             layers.MultiHeadAttention(**kwargs)
     with pytest.raises(NotImplementedError, match="flash_attention=True.*leave flash_attention out"):
         layers.MultiHeadAttention(2, 2, flash_attention=True)
+    with pytest.raises(AttributeError, match="no tf.keras.layers.GroupQueryAttention: use MultiHeadAttention"):
+        layers.GroupQueryAttention(4, 2, 2)
 
 
 def test_multi_head_attention_input_errors_say_what_is_wrong():
