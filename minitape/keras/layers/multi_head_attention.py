@@ -285,11 +285,16 @@ class MultiHeadAttention(Layer):
             if not fits:
                 heads_axis = len(scores_shape) - 2 * count - 1
                 wanted = tuple(n for i, n in enumerate(scores_shape) if i != heads_axis)
+                layout = (
+                    "(batch, heads, query positions, key positions)"
+                    if self._rank == 3
+                    else "(the axes not attended over, the heads last among them; the query's attention axes; the "
+                    "key's)"
+                )
                 raise ValueError(
                     f'MultiHeadAttention "{self.name}": attention_mask of shape {given} does not fit the attention '
-                    f"scores of shape {scores_shape} (batch, heads, query positions, key positions): give it shape "
-                    f"{wanted}, or {wanted[-2 * count :]} for every example, True where a query position may attend "
-                    "to a key position"
+                    f"scores of shape {scores_shape} {layout}: give it shape {wanted}, or {wanted[-2 * count :]} for "
+                    "every example, True where a query position may attend to a key position"
                 )
             masks.append(mask)
         for name, given in (("value_mask", value_mask), ("key_mask", key_mask)):
