@@ -151,10 +151,8 @@ LAYERS = {
         "mt.reshape), flatten each frame's features, then run LSTM or GRU over the frames",
     ),
     "StackedRNNCells": "stack the layers instead: LSTM(units, return_sequences=True), then LSTM(units)",
-    **dict.fromkeys(
-        ("MultiHeadAttention", "Attention", "AdditiveAttention"),
-        "there are no attention layers; write scores = q @ k^T / sqrt(d) and mt.nn.softmax(scores)",
-    ),
+    "GroupQueryAttention": "use MultiHeadAttention, which gives every query head its own key and value heads "
+    "(grouped-query attention shares each key and value head among several query heads)",
     **dict.fromkeys(("TextVectorization", "StringLookup", "IntegerLookup", "Hashing", "CategoryEncoding"), _NO_TEXT),
     **dict.fromkeys(
         (

@@ -4,6 +4,7 @@ from typing import Any
 
 from minitape import missing
 from minitape.keras.layers.activation import ELU, Identity, LeakyReLU, Softmax
+from minitape.keras.layers.attention import AdditiveAttention, Attention
 from minitape.keras.layers.base import Layer
 from minitape.keras.layers.bidirectional import Bidirectional
 from minitape.keras.layers.convolutional import (
@@ -48,6 +49,7 @@ from minitape.keras.layers.merging import (
 )
 from minitape.keras.layers.merging import maximum_ as maximum
 from minitape.keras.layers.merging import minimum_ as minimum
+from minitape.keras.layers.multi_head_attention import MultiHeadAttention
 from minitape.keras.layers.normalization import BatchNormalization, LayerNormalization
 from minitape.keras.layers.preprocessing import Normalization, Rescaling
 from minitape.keras.layers.recurrent import GRU, LSTM, RNN, SimpleRNN

@@ -435,10 +435,12 @@ def _takes(method: Any, argument: str) -> bool:
     return _TAKES[fn]
 
 
-def incompatible(layer: Layer, shape: tuple, expected: str, fix: str = "") -> ValueError:
-    """The error for an input a layer cannot take: names the layer, what it expected, and the shape it got."""
+def incompatible(layer: Layer, shape: tuple, expected: str, fix: str = "", which: str = "0") -> ValueError:
+    """The error for an input a layer cannot take: names the layer, what it expected, and the shape it got.
+
+    `which` names the input of a layer that takes several ('1 (value)' for an attention layer's second)."""
     message = (
-        f'Input 0 of layer "{layer.name}" ({type(layer).__name__}) is incompatible with the layer: expected '
+        f'Input {which} of layer "{layer.name}" ({type(layer).__name__}) is incompatible with the layer: expected '
         f"{expected}, but received an input of shape {tuple(shape)}."
     )
     return ValueError(message + (f" {fix}" if fix else ""))
