@@ -483,8 +483,8 @@ def test_normalization_before_adapt_and_missing_layers_say_what_to_do():
         layers.Normalization()(np.ones((2, 2)))
     with pytest.raises(ValueError, match="give both mean and variance"):
         layers.Normalization(mean=[0.0])
-    with pytest.raises(AttributeError, match="no tf.keras.layers.TimeDistributed: Dense already acts on the last axis"):
-        layers.TimeDistributed(layers.Dense(2))
+    with pytest.raises(AttributeError, match="no tf.keras.layers.GroupQueryAttention: use MultiHeadAttention"):
+        layers.GroupQueryAttention(4, 2, 8)
     with pytest.raises(AttributeError, match="no tf.keras.layers.RandomFlip: augment the images with numpy"):
         layers.RandomFlip("horizontal")
     with pytest.raises(AttributeError, match="no keras.layers.GaussianNoise: use keras.layers.Dropout"):
