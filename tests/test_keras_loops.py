@@ -301,3 +301,25 @@ def test_count_params_refuses_an_unbuilt_layer_as_keras_3():
     ):
         layers.Dense(3, name="dense_count").count_params()
     assert keras.Sequential([keras.Input((3,)), layers.Dense(2)]).count_params() == 8
+
+
+def test_early_stopping_and_model_checkpoint_decide_auto_mode_as_keras_3():
+    # Keras 3.15: lower is better for the total loss; a compiled metric says its own way (AUC up, MAE down);
+    # anything else (a metric function of your own, a per-output loss, a name not logged) asks for the mode
+    def my_metric(y_true, y_pred):
+        return mt.reduce_mean(y_pred, axis=-1)
+
+    x = np.random.default_rng(0).random((16, 2))
+    y = (np.random.default_rng(1).random((16, 1)) > 0.5).astype("float32")
+    model = keras.Sequential([keras.Input((2,)), layers.Dense(1, activation="sigmoid")])
+    model.compile("sgd", "mse", metrics=[my_metric, "mae", keras.metrics.AUC()])
+    for monitor, mode in [("val_loss", "min"), ("val_mae", "min"), ("val_auc", "max")]:
+        callback = keras.callbacks.EarlyStopping(monitor=monitor, patience=5)
+        model.fit(x, y, validation_data=(x, y), epochs=1, verbose=0, callbacks=[callback])
+        assert callback.mode == mode
+    for monitor in ("val_my_metric", "val_nope"):
+        with pytest.raises(ValueError, match=f"EarlyStopping callback received monitor={monitor}, but Keras isn't"):
+            model.fit(x, y, validation_data=(x, y), epochs=1, verbose=0,
+                      callbacks=[keras.callbacks.EarlyStopping(monitor=monitor)])  # fmt: skip
+    model.fit(x, y, validation_data=(x, y), epochs=1, verbose=0,
+              callbacks=[keras.callbacks.EarlyStopping(monitor="val_my_metric", mode="max")])  # fmt: skip

@@ -102,6 +102,24 @@ class History(Callback):
         return f"<History epochs={len(self.epoch)} keys={list(self.history)}>"
 
 
+def better_direction(callback: str, monitor: str, mode: str, model: Any) -> str:
+    """'min' or 'max': which way `monitor` improves, as Keras 3 decides it for mode='auto': lower for a loss,
+    else what the compiled metric of that name says (its `_direction`), else an error that asks for the mode."""
+    if mode != "auto":
+        return mode
+    name = monitor.removeprefix("val_")
+    if name == "loss":  # only the total: Keras 3.15 asks for the mode of 'a_loss' too
+        return "min"
+    for metric in (m for listed in model.metrics for m in getattr(listed, "metrics", [listed])):  # compile_metrics
+        if metric.name == name and getattr(metric, "_direction", None) is not None:
+            return "max" if metric._direction == "up" else "min"
+    raise ValueError(
+        f"{callback} callback received monitor={monitor}, but Keras isn't able to automatically determine whether "
+        "that metric should be maximized or minimized. Pass `mode='max'` in order to monitor based on the highest "
+        "metric value, or pass `mode='min'` in order to use the lowest value."
+    )
+
+
 class EarlyStopping(Callback):
     """Stop `fit` when `monitor` (default 'val_loss') has not improved by min_delta for `patience` epochs."""
 
@@ -119,8 +137,6 @@ class EarlyStopping(Callback):
         super().__init__()
         if mode not in ("auto", "min", "max"):
             raise ValueError(f"EarlyStopping: mode must be 'auto', 'min' or 'max', got {mode!r}")
-        if mode == "auto":
-            mode = "max" if "acc" in monitor or monitor.endswith("auc") else "min"
         self.monitor, self.min_delta, self.patience, self.verbose = monitor, abs(min_delta), patience, verbose
         self.mode, self.baseline, self.restore_best_weights = mode, baseline, restore_best_weights
         self.start_from_epoch = start_from_epoch
@@ -140,6 +156,7 @@ class EarlyStopping(Callback):
         self.best_epoch = 0
 
     def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
+        self.mode = better_direction("EarlyStopping", self.monitor, self.mode, self.model)  # known once compiled
         value = (logs or {}).get(self.monitor)
         if value is None:
             warnings.warn(
@@ -251,24 +268,9 @@ class ModelCheckpoint(Callback):
         self._last_batch: int | None = None
 
     def _set_monitor_op(self) -> None:
-        """Keras 3's choice of direction: 'min' less, 'max' greater; 'auto' less for the loss, else what the
-        compiled metric of that name says (its `_direction`, 'up' or 'down'), else an error."""
-        if self.mode != "auto":
-            self.monitor_op = np.less if self.mode == "min" else np.greater
-            return
-        name = self.monitor.removeprefix("val_")
-        if name == "loss":
-            self.monitor_op = np.less
-        for _, metric in getattr(self.model, "compiled_metrics", []):
-            direction = getattr(metric, "_direction", None)
-            if metric.name == name and direction is not None:
-                self.monitor_op = np.greater if direction == "up" else np.less
-        if self.monitor_op is None:
-            raise ValueError(
-                f"ModelCheckpoint callback received monitor={self.monitor}, but Keras isn't able to automatically "
-                "determine whether that metric should be maximized or minimized. Pass `mode='max'` in order to "
-                "monitor based on the highest metric value, or pass `mode='min'` in order to use the lowest value."
-            )
+        self.monitor_op = (
+            np.greater if better_direction("ModelCheckpoint", self.monitor, self.mode, self.model) == "max" else np.less
+        )
 
     def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None:
         self._current_epoch = epoch
