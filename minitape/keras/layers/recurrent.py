@@ -21,6 +21,7 @@ _CELL_ONLY = frozenset(
     | {"bias_constraint", "seed", "implementation"}
 )
 _LAYER_BASE_KEYS = ("name", "trainable", "dtype", "activity_regularizer")
+_FLAGS = ("return_sequences", "return_state", "go_backwards", "stateful", "unroll")  # RNN's own arguments
 
 
 class RNN(Layer):
@@ -223,9 +224,12 @@ class _CellLayer(RNN):
     dropout = _from_cell("dropout")
     recurrent_dropout = _from_cell("recurrent_dropout")
 
-    def __init__(self, cell_class: type, cell_args: dict, flags: tuple, kwargs: dict) -> None:
-        """`flags`: return_sequences, return_state, go_backwards, stateful, unroll; `kwargs` go to the cell
-        (regularizers, constraints, seed, implementation) or to the layer (name, dtype, ...)."""
+    def __init__(self, cell_class: type, arguments: dict) -> None:
+        """`arguments`: the subclass's `locals()`, its signature spelled out so that help() shows it. The RNN's
+        own flags go to RNN; the rest to the cell; of `kwargs`, the regularizers, constraints, seed and
+        implementation go to the cell, the rest (name, dtype, ...) to the layer."""
+        cell_args = {k: v for k, v in arguments.items() if k not in ("self", "__class__", "kwargs", *_FLAGS)}
+        flags, kwargs = [arguments[k] for k in _FLAGS], dict(arguments["kwargs"])
         kwargs.pop("use_cudnn", None)  # there is no cuDNN: accepted and ignored
         layer_args = {k: v for k, v in kwargs.items() if k not in _CELL_ONLY}
         cell = cell_class(
@@ -264,18 +268,7 @@ class SimpleRNN(_CellLayer):
         unroll: bool = False,
         **kwargs: Any,
     ) -> None:
-        cell_args = dict(
-            units=units,
-            activation=activation,
-            use_bias=use_bias,
-            kernel_initializer=kernel_initializer,
-            recurrent_initializer=recurrent_initializer,
-            bias_initializer=bias_initializer,
-            dropout=dropout,
-            recurrent_dropout=recurrent_dropout,
-        )
-        flags = (return_sequences, return_state, go_backwards, stateful, unroll)
-        super().__init__(SimpleRNNCell, cell_args, flags, kwargs)
+        super().__init__(SimpleRNNCell, locals())
 
 
 class LSTM(_CellLayer):
@@ -303,20 +296,7 @@ class LSTM(_CellLayer):
         unroll: bool = False,
         **kwargs: Any,
     ) -> None:
-        cell_args = dict(
-            units=units,
-            activation=activation,
-            recurrent_activation=recurrent_activation,
-            use_bias=use_bias,
-            kernel_initializer=kernel_initializer,
-            recurrent_initializer=recurrent_initializer,
-            bias_initializer=bias_initializer,
-            unit_forget_bias=unit_forget_bias,
-            dropout=dropout,
-            recurrent_dropout=recurrent_dropout,
-        )
-        flags = (return_sequences, return_state, go_backwards, stateful, unroll)
-        super().__init__(LSTMCell, cell_args, flags, kwargs)
+        super().__init__(LSTMCell, locals())
 
 
 class GRU(_CellLayer):
@@ -345,17 +325,4 @@ class GRU(_CellLayer):
         reset_after: bool = True,
         **kwargs: Any,
     ) -> None:
-        cell_args = dict(
-            units=units,
-            activation=activation,
-            recurrent_activation=recurrent_activation,
-            use_bias=use_bias,
-            kernel_initializer=kernel_initializer,
-            recurrent_initializer=recurrent_initializer,
-            bias_initializer=bias_initializer,
-            reset_after=reset_after,
-            dropout=dropout,
-            recurrent_dropout=recurrent_dropout,
-        )
-        flags = (return_sequences, return_state, go_backwards, stateful, unroll)
-        super().__init__(GRUCell, cell_args, flags, kwargs)
+        super().__init__(GRUCell, locals())
