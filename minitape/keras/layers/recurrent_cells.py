@@ -187,7 +187,22 @@ class SimpleRNNCell(RecurrentCell):
         return h, [h]
 
 
-class LSTMCell(RecurrentCell):
+class _GatedCell(RecurrentCell):
+    """What LSTMCell and GRUCell add to the shared cell: the gates' `recurrent_activation` and Keras's
+    `implementation` (1 draws a dropout mask per gate, as recurrent dropout always does)."""
+
+    def __init__(self, recurrent_activation: Any, implementation: int, args: tuple, kwargs: dict) -> None:
+        super().__init__(*args, **kwargs)
+        self._recurrent_activation = recurrent_activation
+        self.recurrent_activation = activations.get(recurrent_activation)
+        self.implementation = implementation
+        self.per_gate_masks = implementation == 1 or self.recurrent_dropout > 0
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "recurrent_activation": self._recurrent_activation}
+
+
+class LSTMCell(_GatedCell):
     """Long short-term memory: a carry c that gates write to (i, with candidate g), forget (f) and read (o).
 
         i, f, g, o = split(x_t @ kernel + h_{t-1} @ recurrent_kernel + bias, 4)   (Keras's order: i, f, c, o)
@@ -213,13 +228,9 @@ class LSTMCell(RecurrentCell):
         implementation: int = 2,
         **kwargs: Any,
     ) -> None:
-        super().__init__(
-            units, activation, use_bias, kernel_initializer, recurrent_initializer, bias_initializer, **kwargs
-        )
-        self._recurrent_activation = recurrent_activation
-        self.recurrent_activation = activations.get(recurrent_activation)
-        self.unit_forget_bias, self.implementation = unit_forget_bias, implementation
-        self.per_gate_masks = implementation == 1 or self.recurrent_dropout > 0
+        args = (units, activation, use_bias, kernel_initializer, recurrent_initializer, bias_initializer)
+        super().__init__(recurrent_activation, implementation, args, kwargs)
+        self.unit_forget_bias = unit_forget_bias
 
     @property
     def state_size(self) -> list:
@@ -227,7 +238,7 @@ class LSTMCell(RecurrentCell):
 
     def get_config(self) -> dict:
         config = super().get_config()
-        config.update(recurrent_activation=self._recurrent_activation, unit_forget_bias=self.unit_forget_bias)
+        config.update(unit_forget_bias=self.unit_forget_bias)
         return config
 
     def initial_bias(self, shape: tuple, dtype: Any = None) -> Any:
@@ -249,7 +260,7 @@ class LSTMCell(RecurrentCell):
         return h, [h, c]
 
 
-class GRUCell(RecurrentCell):
+class GRUCell(_GatedCell):
     """Gated recurrent unit: an update gate z mixes the old state with a candidate built through a reset gate r.
 
         z = sigmoid(x W_z + h R_z + b_z);   r = sigmoid(x W_r + h R_r + b_r)
@@ -276,17 +287,13 @@ class GRUCell(RecurrentCell):
         implementation: int = 2,
         **kwargs: Any,
     ) -> None:
-        super().__init__(
-            units, activation, use_bias, kernel_initializer, recurrent_initializer, bias_initializer, **kwargs
-        )
-        self._recurrent_activation = recurrent_activation
-        self.recurrent_activation = activations.get(recurrent_activation)
-        self.reset_after, self.implementation = reset_after, implementation
-        self.per_gate_masks = implementation == 1 or self.recurrent_dropout > 0
+        args = (units, activation, use_bias, kernel_initializer, recurrent_initializer, bias_initializer)
+        super().__init__(recurrent_activation, implementation, args, kwargs)
+        self.reset_after = reset_after
 
     def get_config(self) -> dict:
         config = super().get_config()
-        config.update(recurrent_activation=self._recurrent_activation, reset_after=self.reset_after)
+        config.update(reset_after=self.reset_after)
         return config
 
     def bias_shape(self) -> tuple:
