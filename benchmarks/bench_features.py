@@ -32,7 +32,7 @@ import floor_engine  # noqa: E402 - beside this script, whose folder Python puts
 import numpy as np  # noqa: E402
 
 import minitape as mt  # noqa: E402
-from minitape import execute, record  # noqa: E402
+from minitape.engine import execute, record  # noqa: E402
 
 try:
     import torch

@@ -7,8 +7,8 @@ backprop.py (reverse mode), autodiff.py (forward mode), explain.py (why a gradie
 
 from __future__ import annotations
 
-from minitape.shape import TensorShape
-from minitape.tensor import Tensor  # first: it loads the op tables in dependency order
+from minitape.engine.tensor import Tensor  # first: it loads the op tables in dependency order
+from minitape.values.shape import TensorShape
 
 __version__ = "0.1.0"
 
@@ -19,45 +19,30 @@ from typing import Any
 
 import numpy as np
 
-from minitape import (
+from minitape.engine import context
+from minitape.engine.custom_gradient import custom_gradient
+from minitape.engine.gradient_args import UnconnectedGradients
+from minitape.engine.opdef import defop
+from minitape.engine.registry import RegisterGradient, no_gradient
+from minitape.engine.tape import GradientTape
+from minitape.engine.variables import Variable
+from minitape.namespaces import (
     autodiff,
     bitwise,
     config,
-    context,
     data,
     debugging,
-    dtypes,
-    errors,
     image,
     linalg,
     math,
     missing,
-    nest,
     nn,
     random,
     version,
 )
-from minitape.config import device
-from minitape.convert import constant, convert_to_tensor
-from minitape.custom_gradient import custom_gradient
-from minitape.dtypes import (
-    DType,
-    as_dtype,
-    bool,
-    float16,
-    float32,
-    float64,
-    int8,
-    int16,
-    int32,
-    int64,
-    uint8,
-    uint16,
-    uint32,
-    uint64,
-)
-from minitape.gradient_args import UnconnectedGradients
-from minitape.opdef import defop
+from minitape.namespaces.config import device
+from minitape.namespaces.function import function, init_scope, py_function
+from minitape.namespaces.printing import print
 from minitape.ops.api import *  # noqa: F403 - the op namespace, as tf.*
 from minitape.ops.composite_ops import (
     clip_by_global_norm,
@@ -82,12 +67,25 @@ from minitape.ops.scatter_ops import (
 from minitape.ops.shape_ops import ensure_shape, gather_nd, meshgrid, repeat, reverse, split, strided_slice
 from minitape.ops.shape_ops import slice_ as slice
 from minitape.ops.sort_ops import argsort, sort
-from minitape.printing import print
-from minitape.registry import RegisterGradient, no_gradient
-from minitape.tape import GradientTape
-from minitape.tensor_spec import TensorSpec
-from minitape.tf_function import function, init_scope, py_function
-from minitape.variables import Variable
+from minitape.values import dtypes, errors, nest
+from minitape.values.convert import constant, convert_to_tensor
+from minitape.values.dtypes import (
+    DType,
+    as_dtype,
+    bool,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+from minitape.values.tensor_spec import TensorSpec
 
 newaxis = None
 
@@ -145,7 +143,7 @@ import builtins as _builtins  # noqa: E402
 
 builtins_bool = _builtins.bool
 
-from minitape import test_util  # noqa: E402,F401 - uses the namespace above
+from minitape.aids import check_gradients as test_util  # noqa: E402,F401 - uses the namespace above
 
 
 def __getattr__(name: str) -> Any:
@@ -164,11 +162,11 @@ dtypes.__getattr__ = functools.partial(missing.raise_missing, "tf.dtypes", table
 _KERAS_ALIASES = ("initializers", "optimizers", "losses", "metrics")  # TensorFlow 2's short names for them
 _NOT_IMPLEMENTED = missing.TOP_LEVEL  # what TensorFlow has and minitape leaves out, with what to use instead
 
-from minitape.init_ops import (  # noqa: E402 - TensorFlow's top-level initializers
+from minitape.namespaces.init_ops import (  # noqa: E402 - TensorFlow's top-level initializers
     constant_initializer,
     ones_initializer,
     random_normal_initializer,
     random_uniform_initializer,
     zeros_initializer,
 )
-from minitape.module import Module  # noqa: E402 - tf.Module; needs name_scope above
+from minitape.namespaces.module import Module  # noqa: E402 - tf.Module; needs name_scope above

@@ -14,8 +14,8 @@ import pytest
 from test_ops import ARRAY_OPS, BINARY, NN, SHAPES, UNARY
 
 import minitape as mt
-from minitape.context import state
-from minitape.observer import Observer
+from minitape.engine.context import state
+from minitape.engine.observer import Observer
 
 
 class Counting(Observer):
@@ -174,7 +174,7 @@ def test_the_switch_is_per_thread():
     def other_thread():
         seen["other"] = (state.bare, type(mt.exp(x)))
 
-    cos_op = mt.opdef.OPS["Cos"]  # the sin rule computes cos(x): look around from inside it
+    cos_op = mt.engine.opdef.OPS["Cos"]  # the sin rule computes cos(x): look around from inside it
     forward = cos_op.forward
 
     def probe(a):

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import minitape as mt
-from minitape.errors import InvalidArgumentError
+from minitape.aids.check_gradients import check_gradients
 from minitape.ops import conv_ops
-from minitape.test_util import check_gradients
+from minitape.values.errors import InvalidArgumentError
 
 
 def _pads(size, k, s, padding):

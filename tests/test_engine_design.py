@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import minitape as mt
-from minitape import context
-from minitape.observer import Observer
+from minitape.engine import context
+from minitape.engine.observer import Observer
 from minitape.widgets import steps
 
 ROOT = Path(__file__).resolve().parent.parent

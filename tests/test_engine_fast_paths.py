@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import minitape as mt
-from minitape import signatures
-from minitape.errors import InvalidArgumentError
-from minitape.record import DTYPES, WHERE
+from minitape.engine import signatures
+from minitape.engine.record import DTYPES, WHERE
+from minitape.values.errors import InvalidArgumentError
 
 
 def test_a_one_shot_tape_releases_records_it_shares_without_touching_the_other_tapes_copy():

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import minitape as mt
-from minitape.explain import KINDS, Explanation
+from minitape.aids.explain import KINDS, Explanation
 
 HERE = os.path.basename(__file__)
 

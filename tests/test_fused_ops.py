@@ -3,7 +3,7 @@
 import numpy as np
 
 import minitape as mt
-from minitape.test_util import check_gradients
+from minitape.aids.check_gradients import check_gradients
 
 rng = np.random.default_rng(7)
 LOGITS = rng.normal(size=(4, 5)) * 2

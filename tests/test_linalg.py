@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import minitape as mt
-from minitape.errors import InvalidArgumentError
-from minitape.test_util import check_gradients
+from minitape.aids.check_gradients import check_gradients
+from minitape.values.errors import InvalidArgumentError
 
 RNG = np.random.default_rng(7)
 A = mt.constant(RNG.normal(size=(3, 3)) + 3 * np.eye(3))  # well conditioned, not symmetric

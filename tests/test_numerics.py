@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import minitape as mt
-from minitape import context
-from minitape.errors import InvalidArgumentError
-from minitape.where import format_where
+from minitape.engine import context
+from minitape.engine.where import format_where
+from minitape.values.errors import InvalidArgumentError
 
 HERE = os.path.basename(__file__)
 

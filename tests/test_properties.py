@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes, mutually_broadcastable_shapes
 
 import minitape as mt
-from minitape.test_util import check_gradients
+from minitape.aids.check_gradients import check_gradients
 
 pytestmark = pytest.mark.filterwarnings("error")
 FEW = settings(max_examples=25, deadline=None, derandomize=True, database=None)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import minitape as mt
-from minitape.errors import InvalidArgumentError
+from minitape.values.errors import InvalidArgumentError
 
 rng = np.random.default_rng(11)
 DTYPES = ["float16", "float32", "float64", "int8", "int32", "int64", "uint8", "uint16"]

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import minitape as mt
-import minitape.tape as tape_module
+import minitape.engine.tape as tape_module
 
 
 def value(t):

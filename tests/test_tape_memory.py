@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import minitape as mt
-from minitape.explain import TapeStats
+from minitape.aids.explain import TapeStats
 
 N = 1000  # float64 elements: 8,000 bytes per tensor
 

@@ -137,7 +137,7 @@ def test_list_conversion_dtypes_follow_tensorflow(make, dtype, values):
 
 
 def test_a_list_of_tensors_of_two_dtypes_is_refused_with_the_fix():
-    from minitape.errors import InvalidArgumentError
+    from minitape.values.errors import InvalidArgumentError
 
     for pair in ([F64, mt.constant(2.0)], [mt.constant(3), mt.constant(4, mt.int64)]):
         with pytest.raises(InvalidArgumentError, match="dtypes .* and .*mt.cast"):  # TensorFlow: Pack refuses

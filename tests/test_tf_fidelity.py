@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import minitape as mt
-from minitape.errors import InvalidArgumentError
-from minitape.test_util import check_gradients
+from minitape.aids.check_gradients import check_gradients
+from minitape.values.errors import InvalidArgumentError
 
 
 def message_of(exception, fn):

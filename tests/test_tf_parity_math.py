@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import minitape as mt
-from minitape.test_util import check_gradients
+from minitape.aids.check_gradients import check_gradients
 
 
 def gradient(f, *values, order=1):

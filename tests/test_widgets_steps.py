@@ -229,7 +229,7 @@ def test_every_kind_of_cut_is_drawn_as_a_dashed_edge_with_its_reason():
     assert cut_reasons(model) == ["StopGradient has no gradient (e.g. stop_gradient)"]
     assert float(model.gradients[model.sources[0]]) == float(stopped.gradient(z, x)) == 1.0
     mt.defop("UnregisteredForViewer", lambda a: a * 2.0)
-    op = mt.opdef.OPS["UnregisteredForViewer"]
+    op = mt.engine.opdef.OPS["UnregisteredForViewer"]
     with mt.GradientTape(persistent=True) as unregistered:
         z = op(x) + x
     model = steps.build(unregistered, z, [x])

@@ -15,11 +15,12 @@ from typing import Any
 import numpy as np
 
 import minitape as mt
-from minitape import backprop, context, nest
-from minitape.opdef import OPS
-from minitape.tensor import Tensor, TensorLike
-from minitape.variables import Variable
-from minitape.where import format_where
+from minitape.engine import backprop, context
+from minitape.engine.opdef import OPS
+from minitape.engine.tensor import Tensor, TensorLike
+from minitape.engine.variables import Variable
+from minitape.engine.where import format_where
+from minitape.values import nest
 
 # How each common op differentiates, in words: shown next to the numbers of a backward step.
 LOCAL_RULES: dict[str, tuple[str, ...]] = {

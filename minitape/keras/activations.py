@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from minitape.keras import unsupported
-from minitape.nn import elu, gelu, leaky_relu, log_softmax, relu6, selu, silu, softsign, swish
+from minitape.namespaces.nn import elu, gelu, leaky_relu, log_softmax, relu6, selu, silu, softsign, swish
 from minitape.ops import nn_ops
 from minitape.ops.api import clip_by_value, where, zeros_like
 from minitape.ops.api import exp as _exp

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from minitape.dtypes import as_dtype
+from minitape.values.dtypes import as_dtype
 
 _floatx = "float32"
 _name_counts: collections.Counter = collections.Counter()

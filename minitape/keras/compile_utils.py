@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from minitape import nest
+from minitape.values import nest
 
 
 def by_output(value: Any, model: Any, what: str, convert: Callable) -> Any:

@@ -9,9 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from minitape import nest, random
+from minitape.engine.tensor import TensorLike
 from minitape.keras import backend
-from minitape.tensor import TensorLike
+from minitape.namespaces import random
+from minitape.values import nest
 
 
 def is_dataset(x: Any) -> bool:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from minitape.init_ops import (
+from minitape.keras import unsupported
+from minitape.namespaces.init_ops import (
     Constant,
     GlorotNormal,
     GlorotUniform,
@@ -21,7 +22,6 @@ from minitape.init_ops import (
     VarianceScaling,
     Zeros,
 )
-from minitape.keras import unsupported
 
 __all__ = [
     "Constant",

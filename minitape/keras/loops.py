@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from minitape import nest
 from minitape.keras import backend, data_adapter
 from minitape.keras.callbacks import CallbackList, History, Progbar
+from minitape.values import nest
 
 
 def _verbosity(verbose: Any) -> int:

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from minitape import name_scope
+from minitape.engine.tensor import Tensor, TensorLike
 from minitape.keras import backend, unsupported
 from minitape.ops.api import abs as abs_
 from minitape.ops.api import (
@@ -34,7 +35,6 @@ from minitape.ops.nn_ops import (
     softplus,
     sparse_softmax_cross_entropy_with_logits,
 )
-from minitape.tensor import Tensor, TensorLike
 
 
 def _tensor(value: Any, dtype: Any = None) -> Any:

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from minitape import nest
+from minitape.engine.tape import GradientTape
 from minitape.keras import backend, compile_utils, data_adapter, loops, symbolic, unsupported
 from minitape.keras import losses as losses_module
 from minitape.keras import metrics as metrics_module
@@ -22,7 +22,7 @@ from minitape.keras.callbacks import Callback, History
 from minitape.keras.layers.base import Layer
 from minitape.ops.api import add_n
 from minitape.ops.math_ops import cast
-from minitape.tape import GradientTape
+from minitape.values import nest
 
 
 class Model(Layer):

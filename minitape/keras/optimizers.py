@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from minitape.convert import constant
+from minitape.engine.variables import Variable
 from minitape.keras import backend, constraints, schedules, unsupported
-from minitape.variables import Variable
+from minitape.values.convert import constant
 
 __all__ = [
     "SGD",
@@ -225,7 +225,7 @@ class Optimizer:
 
     def minimize(self, loss: Any, var_list: Any, tape: Any = None) -> Variable:
         """Take the gradient of `loss` (a callable, or a tensor recorded on `tape`) and apply it."""
-        from minitape.tape import GradientTape
+        from minitape.engine.tape import GradientTape
 
         var_list = list(var_list() if callable(var_list) else var_list)
         if callable(loss):

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from minitape.convert import constant
 from minitape.keras import unsupported
+from minitape.values.convert import constant
 
 
 def _steps(step: Any) -> np.ndarray:

@@ -13,10 +13,10 @@ from typing import Any
 import numpy as np
 
 import minitape as mt
-from minitape import nest
-from minitape.dtypes import DType, as_dtype
+from minitape.engine.tensor import Tensor, TensorLike
 from minitape.keras import backend
-from minitape.tensor import Tensor, TensorLike
+from minitape.values import nest
+from minitape.values.dtypes import DType, as_dtype
 
 
 class Node:

@@ -110,7 +110,7 @@ _INSTEAD: dict[str, str] = {
     "keras.optimizers.schedules.CosineDecayRestarts": (
         "use CosineDecay, or a LearningRateSchedule subclass whose __call__(step) restarts the cosine"
     ),
-    # keras.layers.* (the core's table in minitape/missing.py covers text, augmentation and 3-D layers)
+    # keras.layers.* (the core's table in minitape/namespaces/missing.py covers text, augmentation and 3-D layers)
     **dict.fromkeys(
         [f"keras.layers.{n}" for n in ("GaussianNoise", "GaussianDropout", "AlphaDropout", "SpatialDropout2D")],
         "use keras.layers.Dropout, or a Layer subclass that adds mt.random.normal noise while training",

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from minitape import bitwise  # noqa: F401 - `x & y` on integer tensors (operators.py)
-from minitape.convert import convert_to_tensor
-from minitape.dtypes import as_dtype, int32, int64
-from minitape.errors import InvalidArgumentError
+from minitape.engine.tape_api import note_numpy_conversion  # noqa: F401 - used by Tensor.__array__ and .numpy()
+from minitape.engine.tensor import Tensor, TensorLike
+from minitape.namespaces import bitwise  # noqa: F401 - `x & y` on integer tensors (operators.py)
 from minitape.ops import reduce_ops as _r
 from minitape.ops.array_ops import (
     as_shape as _as_shape,
@@ -91,8 +90,9 @@ from minitape.ops.math_ops import (
 from minitape.ops.math_ops import (
     where as _where,
 )
-from minitape.tape_api import note_numpy_conversion  # noqa: F401 - used by Tensor.__array__ and .numpy()
-from minitape.tensor import Tensor, TensorLike
+from minitape.values.convert import convert_to_tensor
+from minitape.values.dtypes import as_dtype, int32, int64
+from minitape.values.errors import InvalidArgumentError
 
 
 def _axis_value(axis):
@@ -243,6 +243,6 @@ def add_n(inputs, name=None):
 
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
     """Vector and matrix norms as `tf.norm`; see `mt.linalg.norm`."""
-    from minitape.linalg import norm as linalg_norm  # linalg is built on this module, so it loads after
+    from minitape.namespaces.linalg import norm as linalg_norm  # linalg is built on this module, so it loads after
 
     return linalg_norm(tensor, ord=ord, axis=axis, keepdims=keepdims)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from minitape.errors import InvalidArgumentError
-from minitape.opdef import defop
-from minitape.tensor import TensorLike
+from minitape.engine.opdef import defop
+from minitape.engine.tensor import TensorLike
+from minitape.values.errors import InvalidArgumentError
 
 
 # ---- reshape and transpose -----------------------------------------------------------------------

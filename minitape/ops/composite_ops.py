@@ -8,11 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from minitape import nest
-from minitape.convert import convert_to_tensor
-from minitape.dtypes import as_dtype, int32, int64
-from minitape.errors import InvalidArgumentError
-from minitape.opdef import defop
+from minitape.engine.opdef import defop
+from minitape.engine.tensor import Tensor, TensorLike
 from minitape.ops.api import (
     abs,
     cast,
@@ -39,7 +36,10 @@ from minitape.ops.api import (
     zeros_like,
 )
 from minitape.ops.nn_ops import check_same_shape, elu, relu, softplus
-from minitape.tensor import Tensor, TensorLike
+from minitape.values import nest
+from minitape.values.convert import convert_to_tensor
+from minitape.values.dtypes import as_dtype, int32, int64
+from minitape.values.errors import InvalidArgumentError
 
 
 def _plain(value: Any) -> np.ndarray:

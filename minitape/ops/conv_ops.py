@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from minitape.errors import InvalidArgumentError
-from minitape.opdef import defop
+from minitape.engine.opdef import defop
+from minitape.engine.tensor import Tensor, TensorLike
 from minitape.ops.array_ops import expand_dims, reshape, slice_grad, squeeze, transpose
-from minitape.tensor import Tensor, TensorLike
+from minitape.values.errors import InvalidArgumentError
 
 
 # ---- geometry ------------------------------------------------------------------------------------
@@ -300,7 +300,7 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, n
     height 1 (a size-1 axis inserted in both), so its gradients of every order are conv2d's."""
     if data_format not in ("NWC", None):
         raise NotImplementedError(f"conv1d: data_format {data_format!r} is not supported; minitape uses NWC")
-    from minitape.convert import convert_to_tensor
+    from minitape.values.convert import convert_to_tensor
 
     x, w = convert_to_tensor(input), convert_to_tensor(filters)
     if len(x.shape) != 3 or len(w.shape) != 3:
@@ -375,7 +375,7 @@ def avg_pool(input, ksize, strides, padding, data_format=None, name=None) -> Ten
 
 def _pool(what, input, ksize, strides, padding, data_format, ranks) -> Tensor:
     """Check the arguments, then pool; a 1-D (NWC) input is pooled as an image of height 1."""
-    from minitape.convert import convert_to_tensor
+    from minitape.values.convert import convert_to_tensor
 
     x = convert_to_tensor(input)
     rank = len(x.shape)

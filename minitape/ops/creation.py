@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from minitape.convert import constant, convert_to_tensor
-from minitape.dtypes import as_dtype, float32, float64
-from minitape.tensor import Tensor, TensorLike
+from minitape.engine.tensor import Tensor, TensorLike
+from minitape.values.convert import constant, convert_to_tensor
+from minitape.values.dtypes import as_dtype, float32, float64
 
 
 def _shape(shape):

@@ -8,10 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from minitape.errors import InvalidArgumentError
+from minitape.engine.tensor import Tensor, TensorLike
 from minitape.ops.einsum_ops import einsum as _einsum_letters
 from minitape.ops.math_ops import broadcast_to
-from minitape.tensor import Tensor, TensorLike
+from minitape.values.errors import InvalidArgumentError
 
 
 def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:

@@ -14,11 +14,11 @@ import string
 
 import numpy as np
 
-from minitape.errors import InvalidArgumentError
-from minitape.opdef import defop
+from minitape.engine.opdef import defop
+from minitape.engine.tensor import Tensor
 from minitape.ops.array_ops import reshape
 from minitape.ops.math_ops import broadcast_to
-from minitape.tensor import Tensor
+from minitape.values.errors import InvalidArgumentError
 
 
 def _parse(equation: str, n_operands: int) -> tuple[list[str], str]:

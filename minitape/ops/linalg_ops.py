@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from minitape.errors import InvalidArgumentError
-from minitape.opdef import defop
+from minitape.engine.opdef import defop
+from minitape.engine.tensor import Tensor
 from minitape.ops.array_ops import reshape
 from minitape.ops.math_ops import matmul, reciprocal, transpose_last
-from minitape.tensor import Tensor
+from minitape.values.errors import InvalidArgumentError
 
 
 # ---- checks shared by the forwards ----------------------------------------------------------------

@@ -6,10 +6,10 @@ from typing import Any
 
 import numpy as np
 
-from minitape import random
+from minitape.engine.tensor import Tensor, TensorLike
+from minitape.namespaces import random
 from minitape.ops.array_ops import gather, reshape
 from minitape.ops.math_ops import cast, multiply
-from minitape.tensor import Tensor, TensorLike
 
 
 def _plain(value: Any) -> np.ndarray:

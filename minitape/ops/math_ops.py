@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from minitape.errors import InvalidArgumentError
-from minitape.opdef import defop
-from minitape.tensor import Tensor
+from minitape.engine.opdef import defop
+from minitape.engine.tensor import Tensor
+from minitape.values.errors import InvalidArgumentError
 
 
 # ---- shape plumbing for broadcasting -------------------------------------------------------------
@@ -294,7 +294,7 @@ _cast = defop("Cast", lambda a, dtype: a.astype(dtype.as_numpy_dtype), _cast_rul
 
 def cast(x, dtype, name=None):
     """`x` converted to `dtype`; casting to an integer type cuts the gradient path."""
-    from minitape.dtypes import as_dtype
+    from minitape.values.dtypes import as_dtype
 
     dtype = as_dtype(dtype)
     if getattr(x, "dtype", None) is dtype:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from minitape.convert import convert_to_tensor
-from minitape.errors import InvalidArgumentError
-from minitape.execute import NOT_FLOATING
-from minitape.opdef import defop
+from minitape.engine.execute import NOT_FLOATING
+from minitape.engine.opdef import defop
+from minitape.engine.tensor import Tensor, TensorLike
 from minitape.ops.array_ops import reshape
 from minitape.ops.math_ops import cast, exp, log1p, sigmoid, where, zeros_like
 from minitape.ops.reduce_ops import _logsumexp, reduce_sum
-from minitape.tensor import Tensor, TensorLike
+from minitape.values.convert import convert_to_tensor
+from minitape.values.errors import InvalidArgumentError
 
 
 def _softmax(a, axis):
@@ -108,7 +108,7 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
 
 def _one_hot_values(on_value, off_value, dtype):
     """(on, off, dtype) for one_hot: the values as numpy scalars of one dtype, refused if they disagree."""
-    from minitape.dtypes import as_dtype, float32
+    from minitape.values.dtypes import as_dtype, float32
 
     dtype = None if dtype is None else as_dtype(dtype)
     given = {}

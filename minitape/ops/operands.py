@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from minitape.convert import convert_to_tensor
+from minitape.engine.tensor import Tensor, TensorLike
 from minitape.ops import api
-from minitape.tensor import Tensor, TensorLike
+from minitape.values.convert import convert_to_tensor
 
 
 def _numpy_operands(op: Callable, public_name: str) -> Callable[..., Tensor]:

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from minitape.opdef import defop
+from minitape.engine.opdef import defop
 from minitape.ops.array_ops import pad_op, reshape, reshape_op, strided_slice_op, transpose_op
 from minitape.ops.math_ops import broadcast_to, cast, equal, exp
 

@@ -12,12 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from minitape.convert import convert_to_tensor
-from minitape.errors import InvalidArgumentError
-from minitape.opdef import defop
+from minitape.engine.opdef import defop
+from minitape.engine.tensor import TensorLike
 from minitape.ops.api import cast, equal, zeros
 from minitape.ops.shape_ops import first_outside, gather_nd
-from minitape.tensor import TensorLike
+from minitape.values.convert import convert_to_tensor
+from minitape.values.errors import InvalidArgumentError
 
 
 def _checked_key(name: str, tensor: np.ndarray, indices: np.ndarray, updates: np.ndarray) -> tuple:

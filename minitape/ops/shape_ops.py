@@ -7,10 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from minitape.errors import InvalidArgumentError
+from minitape.engine.tensor import Tensor, TensorLike
 from minitape.ops.api import broadcast_to, gather, reshape
 from minitape.ops.api import strided_slice as _index  # x[key]: the op both build on
-from minitape.tensor import Tensor, TensorLike
+from minitape.values.errors import InvalidArgumentError
 
 
 def _plain(value: Any) -> np.ndarray:

@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from minitape.errors import InvalidArgumentError
-from minitape.opdef import defop
-from minitape.tensor import Tensor, TensorLike
+from minitape.engine.opdef import defop
+from minitape.engine.tensor import Tensor, TensorLike
+from minitape.values.errors import InvalidArgumentError
 
 
 def _plain(value: Any) -> np.ndarray:

@@ -2,8 +2,8 @@
 
 from typing import Any
 
-from minitape import missing
 from minitape.keras.datasets import cifar10, digits, fashion_mnist, mnist
+from minitape.namespaces import missing
 
 __all__ = ["cifar10", "digits", "fashion_mnist", "mnist"]
 

@@ -2,7 +2,6 @@
 
 from typing import Any
 
-from minitape import missing
 from minitape.keras.layers.activation import ELU, Identity, LeakyReLU, Softmax
 from minitape.keras.layers.attention import AdditiveAttention, Attention
 from minitape.keras.layers.base import Layer
@@ -66,6 +65,7 @@ from minitape.keras.layers.reshaping import (
 )
 from minitape.keras.layers.time_distributed import TimeDistributed
 from minitape.keras.models import Input, InputLayer
+from minitape.namespaces import missing
 
 Convolution2D = Conv2D
 Convolution2DTranspose = Conv2DTranspose

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from minitape import nn
 from minitape.keras.layers.base import Layer
+from minitape.namespaces import nn
 from minitape.ops.api import where
 
 

@@ -12,12 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from minitape import nn, random
-from minitape.convert import convert_to_tensor
+from minitape.engine.tensor import Tensor, TensorLike
 from minitape.keras import symbolic
 from minitape.keras.layers.base import Layer, incompatible
+from minitape.namespaces import nn, random
 from minitape.ops.api import expand_dims, logical_and, matmul, not_equal, reduce_sum, tanh, where
-from minitape.tensor import Tensor, TensorLike
+from minitape.values.convert import convert_to_tensor
 
 _ROLES = ("0 (query)", "1 (value)", "2 (key)")
 

@@ -17,14 +17,14 @@ from typing import Any
 import numpy as np
 
 from minitape import name_scope
-from minitape.convert import convert_to_tensor
-from minitape.dtypes import as_dtype
+from minitape.engine.tensor import Tensor, TensorLike
+from minitape.engine.variables import Variable
 from minitape.keras import backend, constraints, initializers, regularizers, symbolic
-from minitape.module import Module, ModuleNameScope
+from minitape.namespaces.module import Module, ModuleNameScope
 from minitape.ops.api import add_n
 from minitape.ops.math_ops import cast
-from minitape.tensor import Tensor, TensorLike
-from minitape.variables import Variable
+from minitape.values.convert import convert_to_tensor
+from minitape.values.dtypes import as_dtype
 
 
 class Layer(Module):

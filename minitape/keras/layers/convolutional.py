@@ -10,7 +10,7 @@ from typing import Any
 
 from minitape.keras import activations
 from minitape.keras.layers.base import Layer, incompatible
-from minitape.nn import avg_pool2d, conv2d, max_pool2d
+from minitape.namespaces.nn import avg_pool2d, conv2d, max_pool2d
 from minitape.ops.api import reduce_max, reduce_mean
 from minitape.ops.conv_ops import conv2d_backprop_input_op
 

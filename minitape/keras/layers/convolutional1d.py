@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from minitape.keras.layers.convolutional import Conv2D, Pooling
-from minitape.nn import avg_pool1d, conv1d, max_pool1d
+from minitape.namespaces.nn import avg_pool1d, conv1d, max_pool1d
 from minitape.ops.api import pad
 
 

@@ -6,13 +6,13 @@ from typing import Any
 
 import numpy as np
 
-from minitape import random
+from minitape.engine.tensor import Tensor
 from minitape.keras import activations
 from minitape.keras.layers.base import Layer, incompatible
+from minitape.namespaces import random
 from minitape.ops.array_ops import reshape
 from minitape.ops.math_ops import matmul
 from minitape.ops.nn_ops import relu
-from minitape.tensor import Tensor
 
 
 class Dense(Layer):

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from minitape.engine.tensor import Tensor
 from minitape.keras import symbolic
 from minitape.keras.layers.activation import Softmax
 from minitape.keras.layers.attention import bool_mask, causal_mask, shape_of
@@ -21,7 +22,6 @@ from minitape.keras.layers.base import Layer, incompatible
 from minitape.keras.layers.core import Dropout
 from minitape.keras.layers.head_projection import HeadProjection, size_of
 from minitape.ops.api import expand_dims, logical_and, matmul, reshape, transpose, where
-from minitape.tensor import Tensor
 
 _ROLES = {"query": "0 (query)", "value": "1 (value)", "key": "2 (key)"}
 

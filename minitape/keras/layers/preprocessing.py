@@ -6,10 +6,10 @@ from typing import Any
 
 import numpy as np
 
-from minitape.convert import constant
 from minitape.keras.backend import to_numpy
 from minitape.keras.layers.base import Layer
 from minitape.ops.api import maximum, reshape, sqrt
+from minitape.values.convert import constant
 
 EPSILON = 1e-7  # Keras's backend epsilon: a constant feature is divided by this, not by zero
 

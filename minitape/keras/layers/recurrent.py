@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from minitape.engine.variables import Variable
 from minitape.keras import backend
 from minitape.keras.layers.base import Layer, incompatible
 from minitape.keras.layers.recurrent_cells import GRUCell, LSTMCell, RecurrentCell, SimpleRNNCell
 from minitape.ops.api import stack, unstack, zeros
-from minitape.variables import Variable
 
 # arguments of SimpleRNN/LSTM/GRU that belong to their cell (the rest go to the layer)
 _CELL_ONLY = frozenset(

@@ -12,12 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from minitape import random
+from minitape.engine.tensor import Tensor, TensorLike
 from minitape.keras import activations, initializers
 from minitape.keras.layers.base import Layer, incompatible
+from minitape.namespaces import random
 from minitape.ops.api import concat, matmul, zeros
 from minitape.ops.shape_ops import split
-from minitape.tensor import Tensor, TensorLike
 
 _CONFIG = (
     ("units", "use_bias", "kernel_initializer", "recurrent_initializer", "bias_initializer", "kernel_regularizer")

@@ -1,0 +1,50 @@
+"""`mt.nn`: activations, losses, convolution and pooling under TensorFlow's `tf.nn` names."""
+
+from typing import NoReturn
+
+from minitape.ops.api import sigmoid, tanh  # noqa: F401
+from minitape.ops.composite_ops import (  # noqa: F401
+    batch_normalization,
+    bias_add,
+    embedding_lookup,
+    gelu,
+    l2_normalize,
+    moments,
+    relu6,
+    selu,
+    softsign,
+    weighted_cross_entropy_with_logits,
+)
+from minitape.ops.conv_ops import (  # noqa: F401
+    avg_pool,
+    avg_pool1d,
+    avg_pool2d,
+    conv1d,
+    conv2d,
+    conv2d_transpose,
+    max_pool,
+    max_pool1d,
+    max_pool2d,
+)
+from minitape.ops.mask_ops import dropout  # noqa: F401
+from minitape.ops.nn_ops import (  # noqa: F401
+    elu,
+    l2_loss,
+    leaky_relu,
+    log_softmax,
+    relu,
+    sigmoid_cross_entropy_with_logits,
+    silu,
+    softmax,
+    softmax_cross_entropy_with_logits,
+    softplus,
+    sparse_softmax_cross_entropy_with_logits,
+    swish,
+)
+from minitape.ops.sort_ops import top_k  # noqa: F401
+
+
+def __getattr__(name: str) -> NoReturn:
+    from minitape.namespaces import missing
+
+    missing.raise_missing("tf.nn", name, missing.NN)
