@@ -32,7 +32,8 @@ import floor_engine  # noqa: E402 - beside this script, whose folder Python puts
 import numpy as np  # noqa: E402
 
 import minitape as mt  # noqa: E402
-from minitape.engine import execute, record  # noqa: E402
+from minitape.engine import record  # noqa: E402
+from minitape.engine import tape as tape_module  # noqa: E402
 
 try:
     import torch
@@ -69,7 +70,7 @@ def without(name: str) -> Iterator[None]:
     """Switch one teaching feature of the record off for the block."""
     module, attr, stand_in = {
         "user line": (record, "user_code", lambda frame: None),
-        "weak references": (execute, "weakref", types.SimpleNamespace(ref=id)),  # a C call that keeps nothing
+        "weak references": (tape_module, "weakref", types.SimpleNamespace(ref=id)),  # a C call that keeps nothing
     }[name]
     saved = getattr(module, attr)
     setattr(module, attr, stand_in)

@@ -1,13 +1,15 @@
 """minitape: a small automatic-differentiation engine with TensorFlow 2's GradientTape API.
 
-Read it in this order: tensor.py (values), registry.py and execute.py (how an op runs
-and is recorded), ops/ (the table of ops and their gradient rules), tape.py and
-backprop.py (reverse mode), autodiff.py (forward mode), explain.py (why a gradient is None).
+Where things live: engine/ is the tape and its reverse and forward sweeps (its __init__ gives the
+reading order); ops/ the op tables, which register into the engine; values/ TensorFlow's value rules
+(dtypes, shapes, conversion, nest, errors); namespaces/ TensorFlow's namespaces (math, nn, data, ...);
+aids/ the teaching aids (explain, the numerics check, check_gradients); keras/ `mt.keras`.
 """
 
 from __future__ import annotations
 
-from minitape.engine.tensor import Tensor  # first: it loads the op tables in dependency order
+from minitape.engine.tensor import Tensor  # the engine first: the op tables register into it
+from minitape.ops import api as _op_tables  # noqa: F401 - loads every op; binds the tensor's operators
 from minitape.values.shape import TensorShape
 
 __version__ = "0.1.0"
@@ -22,8 +24,7 @@ import numpy as np
 from minitape.engine import context
 from minitape.engine.custom_gradient import custom_gradient
 from minitape.engine.gradient_args import UnconnectedGradients
-from minitape.engine.opdef import defop
-from minitape.engine.registry import RegisterGradient, no_gradient
+from minitape.engine.opdef import RegisterGradient, defop, no_gradient
 from minitape.engine.tape import GradientTape
 from minitape.engine.variables import Variable
 from minitape.namespaces import (

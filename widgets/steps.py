@@ -17,10 +17,11 @@ import numpy as np
 import minitape as mt
 from minitape.engine import backprop, context
 from minitape.engine.opdef import OPS
-from minitape.engine.tensor import Tensor, TensorLike
+from minitape.engine.tensor import Tensor
 from minitape.engine.variables import Variable
 from minitape.engine.where import format_where
 from minitape.values import nest
+from minitape.values.tensor_like import TensorLike
 
 # How each common op differentiates, in words: shown next to the numbers of a backward step.
 LOCAL_RULES: dict[str, tuple[str, ...]] = {
@@ -281,7 +282,7 @@ class _Builder:
                     leaf.scope = _common_scope(leaf.scope, op.scope)
             values = [self.known.get(i) for i in op.output_ids]
             backward_of = getattr(op, "backward_of", None)
-            if backward_of is None and op.type == "AddV2" and all(self.by_id[s].kind == "gradop" for s in srcs):
+            if backward_of is None and op.type == "AddN" and all(self.by_id[s].kind == "gradop" for s in srcs):
                 backward_of = "sum"  # the backward pass adds the gradients meeting at one tensor
             node = Node(
                 f"op{index}",

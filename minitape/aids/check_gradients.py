@@ -8,9 +8,10 @@ from typing import Any
 import numpy as np
 
 from minitape.engine.tape import GradientTape
-from minitape.engine.tensor import Tensor, TensorLike
+from minitape.engine.tensor import Tensor
 from minitape.values import nest
 from minitape.values.convert import constant
+from minitape.values.tensor_like import TensorLike
 
 
 def _numeric(f: Callable, args: list[np.ndarray], directions: list[np.ndarray], eps: float) -> float:

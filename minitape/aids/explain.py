@@ -26,11 +26,11 @@ import sys
 from dataclasses import dataclass, replace
 from typing import Any
 
-from minitape.engine import registry
-from minitape.engine.tensor import TensorLike
+from minitape.engine.opdef import lookup
 from minitape.engine.variables import Variable
 from minitape.engine.where import format_where
 from minitape.values import nest
+from minitape.values.tensor_like import TensorLike
 
 # Every `kind` a Reason can have, and what it means (for tests, and for viewers that colour by kind).
 KINDS = {
@@ -167,7 +167,7 @@ def _cut_kind(op: Any) -> str | None:
         return "assign"
     if op.grad_fn is None:
         try:
-            if registry.lookup(op.type) is None:
+            if lookup(op.type) is None:
                 return "no_gradient"
         except LookupError:
             return "no_registered_gradient"

@@ -2,23 +2,45 @@
 
 The records are in execution order, a topological order of the graph, so one loop over them
 in reverse suffices: no recursion, so tapes of any length work. This is the only backward
-sweep in minitape: `explain()` and the visualizer listen to it through an observer.
+sweep in minitape: viewers listen to it through an `Observer`.
 """
 
 from __future__ import annotations
 
-import itertools
+import functools
+from typing import Any
 
 import numpy as np
 
-from minitape.engine import bare, registry
-from minitape.engine.context import IGNORE_ALL, NUMPY_ERRORS, state
+from minitape.engine import context, unwatched
+from minitape.engine.context import state
 from minitape.engine.gradient_args import checked_gradient, one_per_input
-from minitape.engine.observer import Observer
+from minitape.engine.opdef import defop, lookup
 from minitape.engine.operation import Operation
-from minitape.engine.record import DTYPES, GRAD_FN, INPUT_IDS, INPUT_SHAPES, OUTPUT_IDS, TYPE
+from minitape.engine.record import DTYPES, INPUT_IDS, INPUT_SHAPES, OUTPUT_IDS, OUTPUT_SHAPES
 from minitape.engine.tensor import Tensor
-from minitape.ops.math_ops import add
+
+
+def backward(records: list, seeds: dict[int, Tensor], source_ids: set[int], observer: Observer | None = None) -> dict:
+    """Propagate `seeds` (the gradient at each target, by id) back to `source_ids`; return their gradients."""
+    reached, relevant = reachable_from(records, source_ids)
+    grads = dict(seeds)  # tensor id -> the sum of the gradients that reached it so far
+    quiet = context.quiet_numpy()  # NaN and inf are values here, as in TensorFlow: no warnings
+    try:
+        with unwatched.sweep(observer):  # nothing sees the rules' ops? They take a shortcut (unwatched.py)
+            for record in reversed(relevant):
+                upstream = take_upstream(grads, record, source_ids)
+                if upstream is None:
+                    continue  # no gradient reached this record
+                op = Operation(record, needs=tuple(map(reached.__contains__, record[INPUT_IDS])))
+                input_grads = apply_rule(op, upstream, observer)
+                add_contributions(grads, op, input_grads, reached, observer)
+    finally:
+        context.restore_numpy(quiet)
+    result = {i: grads[i] for i in source_ids if i in grads}
+    if observer is not None:
+        observer.complete(result)
+    return result
 
 
 def reachable_from(records: list, source_ids: set[int]) -> tuple[set[int], list]:
@@ -32,62 +54,92 @@ def reachable_from(records: list, source_ids: set[int]) -> tuple[set[int], list]
     return reached, relevant
 
 
-def backward(records: list, seeds: dict[int, Tensor], source_ids: set[int], observer: Observer | None = None) -> dict:
-    """Propagate `seeds` (the gradient at each target, by id) back to `source_ids`; return their gradients."""
-    reached, relevant = reachable_from(records, source_ids)
-    is_reached = reached.__contains__  # bound once: binding it costs as much as asking it
-    unseen = observer is None and not (state.tapes or state.accumulators or state.check_numerics)  # see bare.py
-    grads: dict = {i: g._value for i, g in seeds.items()} if unseen else dict(seeds)
-    outer, quiet = (state.backward_of, state.bare), NUMPY_ERRORS.set(IGNORE_ALL)  # NaN, inf: values, no warnings
-    state.bare = running_bare = False
+def take_upstream(grads: dict, record: tuple, source_ids: set[int]) -> list | None:
+    """The gradient of each of the record's outputs; None if no gradient reached any of them.
+
+    Every op that used an output came later on the tape, so the output's gradient is complete here. It is
+    taken out of `grads`, to be freed once the rule has used it; a source's gradient stays: it is the answer.
+    """
+    take = grads.pop if source_ids.isdisjoint(record[OUTPUT_IDS]) else grads.get
+    upstream = [take(i, None) for i in record[OUTPUT_IDS]]
+    if len(upstream) == 1:  # the common case, told without a scan
+        return upstream if upstream[0] is not None else None
+    if all(g is None for g in upstream):
+        return None
+    n_inputs = len(record[INPUT_IDS])
+    for k, g in enumerate(upstream):
+        if g is None:  # an output nobody used: its gradient is zero
+            upstream[k] = Tensor(np.zeros(record[OUTPUT_SHAPES][k], record[DTYPES][n_inputs + k]))
+    return upstream
+
+
+def apply_rule(op: Operation, upstream: list, observer: Observer | None) -> Any:
+    """The rule's gradient for each input of `op`; None where the path is cut (no gradient, or no rule)."""
     try:
-        for record in reversed(relevant):
-            input_ids, output_ids = record[INPUT_IDS], record[OUTPUT_IDS]
-            # an output's gradient is complete here (all its consumers came later on the tape): pop it, so it is
-            # freed once the rule has used it; a source's gradient stays, it is the answer
-            take = grads.get if not source_ids.isdisjoint(output_ids) else grads.pop
-            upstream = [take(output_ids[0], None)] if len(output_ids) == 1 else list(map(take, output_ids, _NONE))
-            single = len(upstream) == 1 and upstream[0] is not None  # the common case, told without a scan
-            missing = () if single else [k for k, g in enumerate(upstream) if g is None]
-            if len(missing) == len(upstream):
-                continue  # no gradient reached this record
-            op = Operation(record, None, tuple(map(is_reached, input_ids)))  # what the rule reads
-            try:
-                rule = record[GRAD_FN] or registry.lookup(record[TYPE])
-            except LookupError as error:
-                if observer is None or not observer.missing_rule(op, error):
-                    raise
-                continue
-            if rule is None:  # declared with no_gradient: the path is cut here
-                if observer is not None:
-                    observer.no_gradient(op)
-                continue
-            for k in missing:  # an output nobody used: its gradient is zero
-                upstream[k] = np.zeros(op.output_shapes[k], record[DTYPES][len(input_ids) + k])
-            if running_bare is not (unseen and record[GRAD_FN] is None and bare.runs_bare(rule)):
-                state.bare = running_bare = not running_bare  # set only when the kind of rule changes
-            if not running_bare:  # the rule gets tensors, and a tape that records its ops learns whose they are
-                state.backward_of, upstream = op, bare.tensors(upstream)
-            if observer is not None:
-                observer.rule(op, upstream)
-            input_grads = rule(op, *upstream)
-            state.backward_of = outer[0]  # summing the contributions is no rule's work
-            if type(input_grads) is not tuple or len(input_grads) != len(input_ids):
-                input_grads = one_per_input(op, input_grads)  # a list, a lone gradient; a wrong count is refused
-            for slot, (i, g, shape) in enumerate(zip(input_ids, input_grads, record[INPUT_SHAPES])):
-                if g is not None and (type(g) is not np.ndarray or g.shape != shape):
-                    g = checked_gradient(op, slot, g)  # a tensor, a number: converted; a wrong shape is refused
-                if g is not None and i in reached:
-                    grads[i] = g if i not in grads else add(grads[i], g)
-                    if observer is not None:
-                        observer.contribution(op, slot, g, grads[i])
-    finally:
-        state.backward_of, state.bare = outer
-        NUMPY_ERRORS.reset(quiet)
-    result = {i: bare.tensor(grads[i]) for i in source_ids if i in grads}
+        rule = op.grad_fn or lookup(op.type)
+    except LookupError as error:
+        if observer is not None and observer.missing_rule(op, error):
+            return None
+        raise
+    if rule is None:  # declared with no_gradient (stop_gradient, say): the path is cut here
+        if observer is not None:
+            observer.no_gradient(op)
+        return None
     if observer is not None:
-        observer.complete(result)
-    return result
+        observer.rule(op, upstream)
+    outer, state.backward_of = state.backward_of, op  # a tape recording the rule's ops learns whose they are
+    try:
+        input_grads = rule(op, *upstream)
+    finally:
+        state.backward_of = outer
+    if type(input_grads) is tuple and len(input_grads) == len(op.record[INPUT_IDS]):
+        return input_grads  # one per input, as a rule should give them
+    return one_per_input(op, input_grads)  # a list, a lone gradient; a wrong count is refused
 
 
-_NONE = itertools.repeat(None)  # the default for every pop and get above
+def add_contributions(grads: dict, op: Operation, input_grads: Any, reached: set, observer: Observer | None) -> None:
+    """Add each input's gradient to the sum of those that reached it before (the chain rule's sum over paths)."""
+    record = op.record
+    for slot, (i, g) in enumerate(zip(record[INPUT_IDS], input_grads or ())):
+        if g is None or i not in reached:
+            continue
+        if type(g) is not Tensor or g._value.shape != record[INPUT_SHAPES][slot]:
+            g = checked_gradient(op, slot, g)  # a number or an array becomes a tensor; a wrong shape is refused
+        grads[i] = g if i not in grads else add_n(grads[i], g)
+        if observer is not None:
+            observer.contribution(op, slot, g, grads[i])
+
+
+# The sum of the gradients meeting at one tensor is an op like any other, so a tape that records the
+# backward pass sees it (TensorFlow's tapes sum them with AddN too).
+add_n = defop(
+    "AddN",
+    lambda *arrays: functools.reduce(np.add, arrays),
+    lambda op, g: (g,) * len(op.input_ids),
+    keep="nothing",
+    same_dtype="all",
+)
+
+
+class Observer:
+    """What a listener hears from `backward`, in order. Subclass it and override what you need.
+
+    The visualizer's step model is one: it shows the numbers the engine computes, because it hears
+    them from the engine's own sweep instead of computing them again.
+    """
+
+    def rule(self, op: Operation, upstream: list) -> None:
+        """`op`'s rule is about to run; `upstream` holds the complete gradient of each of its outputs."""
+
+    def no_gradient(self, op: Operation) -> None:
+        """A gradient reached `op`, which has no gradient (`no_gradient`, e.g. stop_gradient): it stops here."""
+
+    def missing_rule(self, op: Operation, error: LookupError) -> bool:
+        """A gradient reached `op`, which has no registered rule. Return True to go on; False raises `error`."""
+        return False
+
+    def contribution(self, op: Operation, slot: int, grad: Tensor, total: Tensor) -> None:
+        """The rule gave `grad` for input `slot`; `total` is that input's running sum so far."""
+
+    def complete(self, grads: dict[int, Tensor]) -> None:
+        """The sweep is over: the gradient of every source a path reached, by id."""

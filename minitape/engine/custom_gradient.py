@@ -11,9 +11,10 @@ import numpy as np
 
 from minitape.engine.context import state
 from minitape.engine.execute import record
-from minitape.engine.tensor import Tensor, TensorLike
+from minitape.engine.tensor import Tensor
 from minitape.values import nest
 from minitape.values.convert import convert_to_tensor
+from minitape.values.tensor_like import TensorLike
 
 _CONVERTED = (TensorLike, int, float, np.ndarray, np.generic)
 

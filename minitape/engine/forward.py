@@ -12,15 +12,15 @@ from typing import Any
 
 import numpy as np
 
-from minitape.engine import registry
 from minitape.engine.context import state
 from minitape.engine.gradient_args import UnconnectedGradients, as_unconnected, checked
+from minitape.engine.opdef import lookup
 from minitape.engine.operation import Operation
 from minitape.engine.tape import GradientTape
-from minitape.engine.tensor import Tensor, TensorLike
-from minitape.ops.api import add_n, reduce_sum
+from minitape.engine.tensor import Tensor
 from minitape.values import nest
 from minitape.values.convert import convert_to_tensor
+from minitape.values.tensor_like import TensorLike
 
 
 class ForwardAccumulator:
@@ -62,7 +62,6 @@ class ForwardAccumulator:
         if self in state.accumulators:
             raise ValueError("this ForwardAccumulator is already recording: it cannot be entered again inside itself")
         state.accumulators.append(self)
-        state.bare = False  # a rule that opens an accumulator gets tensors it can follow
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -84,7 +83,7 @@ class ForwardAccumulator:
         if all(t is None for t in tangents):
             return
         self._alive.update((t._id, weakref.ref(t)) for t in (*inputs, *outputs))
-        rule = op.grad_fn or registry.lookup(op.type)
+        rule = op.grad_fn or lookup(op.type)
         if rule is None or not any(d.is_floating for d in op.output_dtypes):
             return  # no gradient, or only integer/bool outputs: they carry no tangent
         position = state.accumulators.index(self)
@@ -97,10 +96,11 @@ class ForwardAccumulator:
                 helper.watch([d for d in dummies if d.dtype.is_floating])
                 op.needs = [t is not None for t in tangents]
                 vjps = checked(op, rule(op, *dummies))
-                terms = [reduce_sum(v * t) for v, t in zip(vjps, tangents) if v is not None and t is not None]
-                total = add_n(terms) if terms else None
+            pairs = [(v, t) for v, t in zip(vjps, tangents) if v is not None and t is not None]
             floating = [d for d in dummies if d.dtype.is_floating]
-            found = iter(helper.gradient(total, floating) if terms else [None] * len(floating))
+            # J t = d/du <J^T u, t>: the gradient of the VJPs with the tangents as their output gradients
+            targets, weights = [v for v, _ in pairs], [t for _, t in pairs]
+            found = iter(helper.gradient(targets, floating, weights) if pairs else [None] * len(floating))
             jvps = [next(found) if d.dtype.is_floating else None for d in dummies]
         finally:
             state.accumulators.insert(position, self)

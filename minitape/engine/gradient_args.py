@@ -8,9 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from minitape.engine.tensor import Tensor, TensorLike
+from minitape.engine.tensor import Tensor
 from minitape.values import nest
 from minitape.values.convert import convert_to_tensor
+from minitape.values.tensor_like import TensorLike
 
 
 class UnconnectedGradients(enum.Enum):
@@ -101,7 +102,7 @@ def warn_inside() -> None:
 
 
 def checked(op: Any, input_grads: Any) -> list | tuple:
-    """A rule's result as one tensor or array (or None) per input, each of its input's shape."""
+    """A rule's result as one tensor (or None) per input, each of its input's shape."""
     return [g if g is None else checked_gradient(op, k, g) for k, g in enumerate(one_per_input(op, input_grads))]
 
 
@@ -117,15 +118,14 @@ def one_per_input(op: Any, input_grads: Any) -> list | tuple:
     return input_grads
 
 
-def checked_gradient(op: Any, k: int, g: Any) -> Any:
-    """Gradient `g` of input `k` as a tensor or array of that input's shape (a number is converted)."""
-    if type(g) is not Tensor and type(g) is not np.ndarray:  # a number, a variable, a numpy scalar
+def checked_gradient(op: Any, k: int, g: Any) -> Tensor:
+    """Gradient `g` of input `k` as a tensor of that input's shape (a number or an array is converted)."""
+    if type(g) is not Tensor:  # a number, an array, a variable
         g = convert_to_tensor(g, dtype_hint=op.input_dtypes[k])
-    shape = op.input_shapes[k]
-    if (g._value.shape if type(g) is Tensor else g.shape) != shape:
+    if g._value.shape != op.input_shapes[k]:
         raise ValueError(
-            f"the gradient function of {op.type} returned a gradient of shape {tuple(np.shape(g))} "
-            f"for input {k}, which has shape {tuple(shape)}"
+            f"the gradient function of {op.type} returned a gradient of shape {tuple(g._value.shape)} "
+            f"for input {k}, which has shape {tuple(op.input_shapes[k])}"
         )
     return g
 

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from minitape.engine import backprop
+from minitape.engine.backprop import Observer
 from minitape.engine.context import state
 from minitape.engine.gradient_args import UnconnectedGradients, as_unconnected, check_sources, seeds_for, watchable
 from minitape.engine.tape_api import TapeAPI
@@ -50,7 +51,6 @@ class GradientTape(TapeAPI):
 
     def _start(self, event: str) -> None:
         state.tapes.append(self)
-        state.bare = False  # a rule that opens a tape gets tensors it can watch
         self._recording = True
         self._timeline.append((event, _next_id()))
 
@@ -69,6 +69,16 @@ class GradientTape(TapeAPI):
             else:
                 self.watch_variable(t)
 
+    def add_record(self, record: tuple, inputs: list, followed: Any) -> None:
+        """Keep `record`; follow the floating tensors of `followed` (a differentiable op's outputs) forward."""
+        self._records.append(record)
+        for t in inputs:  # a value no recorded op computed (a constant, a variable): viewers show it while alive
+            if t._id not in self._watched and t._id not in self._alive:
+                self._alive[t._id] = weakref.ref(t)
+        for t in followed:
+            if t._value.dtype.kind == "f":
+                self._watched.add(t._id)
+
     def watch_variable(self, variable: Any) -> None:
         if variable._id not in self._watched:
             self._watched.add(variable._id)
@@ -81,7 +91,7 @@ class GradientTape(TapeAPI):
         sources: Any,
         output_gradients: Any = None,
         unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE,
-        observer: backprop.Observer | None = None,
+        observer: Observer | None = None,
     ) -> Any:
         """d(sum of targets)/d(source) for every source, in the structure of `sources`.
 

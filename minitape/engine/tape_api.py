@@ -12,10 +12,10 @@ from typing import Any
 
 from minitape.engine import gradient_args
 from minitape.engine.context import state
-from minitape.engine.operation import Operation
-from minitape.engine.record_view import released
-from minitape.engine.tensor import TensorLike, _next_id
+from minitape.engine.operation import Operation, released
+from minitape.engine.tensor import _next_id
 from minitape.engine.where import user_line
+from minitape.values.tensor_like import TensorLike
 
 
 class TapeAPI:
@@ -60,13 +60,13 @@ class TapeAPI:
 
     def jacobian(self, target: Any, sources: Any, unconnected_gradients: Any = "none", **unused: Any) -> Any:
         """d(target[i])/d(source[j]) for every element pair: shape target.shape + source.shape."""
-        from minitape.engine.jacobians import jacobian
+        from minitape.ops.jacobian_ops import jacobian
 
         return jacobian(self, target, sources, unconnected_gradients)
 
     def batch_jacobian(self, target: Any, source: Any, unconnected_gradients: Any = "none", **unused: Any) -> Any:
         """Per-example Jacobians: result[i] = d target[i] / d source[i], for a batch along axis 0."""
-        from minitape.engine.jacobians import batch_jacobian
+        from minitape.ops.jacobian_ops import batch_jacobian
 
         return batch_jacobian(self, target, source, unconnected_gradients)
 

@@ -2,6 +2,8 @@
 
 Ids come from one counter in creation order, so they are stable from run to run
 and double as a timeline (a tensor made after a tape stopped has a larger id).
+How a tensor behaves as a Python value (`x * y`, `float(x)`, `np.asarray(x)`) is TensorFlow's
+business, not the engine's: `TensorLike` in values/tensor_like.py.
 """
 
 from __future__ import annotations
@@ -10,22 +12,9 @@ import itertools
 
 import numpy as np
 
-from minitape.engine.operators import TensorLike
-from minitape.namespaces import missing
+from minitape.values.tensor_like import NotAssignable, TensorLike, format_value, on_own_line
 
 _next_id = itertools.count(1).__next__
-
-
-def format_value(value: np.ndarray) -> str:
-    """The value as TensorFlow shows it: `36.0` for a scalar, numpy's repr otherwise."""
-    if value.ndim == 0:
-        return str(value[()])
-    return repr(value)
-
-
-def on_own_line(text: str) -> str:
-    """An array's text as TensorFlow puts it in a repr: on a line of its own when it takes several."""
-    return "\n" + text if "\n" in text else text
 
 
 class Tensor(TensorLike):
@@ -33,11 +22,18 @@ class Tensor(TensorLike):
 
     __slots__ = ("_value", "_id", "__weakref__")
     # `v[1].assign(...)` (v[1] is a Tensor) raises an error that says what to do instead
-    assign, assign_add, assign_sub = (missing.NotAssignable() for _ in range(3))
+    assign, assign_add, assign_sub = NotAssignable(), NotAssignable(), NotAssignable()
 
     def __init__(self, value: np.ndarray) -> None:
         self._value = value
         self._id = _next_id()
+
+    @classmethod
+    def recorded(cls, value: np.ndarray, tensor_id: int) -> Tensor:
+        """The tensor a record refers to, made again from the array it kept, with its recorded id."""
+        tensor = cls.__new__(cls)
+        tensor._value, tensor._id = value, tensor_id
+        return tensor
 
     def _array(self) -> np.ndarray:
         return self._value
@@ -52,16 +48,9 @@ class Tensor(TensorLike):
         return f"tensor_{self._id}"
 
     def __repr__(self) -> str:
-        return (
-            f"<mt.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={on_own_line(format_value(self._value))}>"
-        )
+        numpy = on_own_line(format_value(self._value))
+        return f"<mt.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={numpy}>"
 
     def __str__(self) -> str:
         text = str(self._value) if self._value.ndim else format_value(self._value)
         return f"mt.Tensor({on_own_line(text)}, shape={self.shape}, dtype={self.dtype.name})"
-
-
-from minitape.engine import operators  # noqa: E402
-from minitape.ops import api  # noqa: E402 - the op tables need Tensor, so they load after it
-
-operators.use_ops(api)

@@ -14,11 +14,12 @@ import numpy as np
 
 from minitape.engine.context import state
 from minitape.engine.execute import record
-from minitape.engine.registry import RegisterGradient, no_gradient
-from minitape.engine.tensor import Tensor, TensorLike, _next_id, format_value, on_own_line
+from minitape.engine.opdef import RegisterGradient, no_gradient
+from minitape.engine.tensor import Tensor, _next_id
 from minitape.values.convert import constant, convert_to_tensor
 from minitape.values.dtypes import DType, as_dtype
 from minitape.values.shape import TensorShape
+from minitape.values.tensor_like import TensorLike, format_value, on_own_line
 
 
 class Variable(TensorLike):

@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from minitape.engine.tensor import TensorLike
 from minitape.keras import backend
 from minitape.namespaces import random
 from minitape.values import nest
+from minitape.values.tensor_like import TensorLike
 
 
 def is_dataset(x: Any) -> bool:

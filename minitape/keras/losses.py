@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from minitape import name_scope
-from minitape.engine.tensor import Tensor, TensorLike
+from minitape.engine.tensor import Tensor
 from minitape.keras import backend, unsupported
 from minitape.ops.api import abs as abs_
 from minitape.ops.api import (
@@ -35,6 +35,7 @@ from minitape.ops.nn_ops import (
     softplus,
     sparse_softmax_cross_entropy_with_logits,
 )
+from minitape.values.tensor_like import TensorLike
 
 
 def _tensor(value: Any, dtype: Any = None) -> Any:

@@ -8,10 +8,11 @@ from typing import Any
 import numpy as np
 
 from minitape import name_scope
-from minitape.engine.tensor import Tensor, TensorLike
+from minitape.engine.tensor import Tensor
 from minitape.engine.variables import Variable
 from minitape.keras import losses, unsupported
 from minitape.keras.backend import to_numpy
+from minitape.values.tensor_like import TensorLike
 
 
 class Metric:

@@ -13,10 +13,11 @@ from typing import Any
 import numpy as np
 
 import minitape as mt
-from minitape.engine.tensor import Tensor, TensorLike
+from minitape.engine.tensor import Tensor
 from minitape.keras import backend
 from minitape.values import nest
 from minitape.values.dtypes import DType, as_dtype
+from minitape.values.tensor_like import TensorLike
 
 
 class Node:

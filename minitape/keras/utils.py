@@ -7,12 +7,12 @@ from typing import Any
 import numpy as np
 
 from minitape import gather
-from minitape.engine.tensor import TensorLike
 from minitape.keras import unsupported
 from minitape.keras.downloads import get_file  # noqa: F401 - keras.utils.get_file
 from minitape.namespaces import data as tf_data
 from minitape.namespaces import random
 from minitape.values.convert import constant
+from minitape.values.tensor_like import TensorLike
 
 
 def set_random_seed(seed: int) -> None:

@@ -11,10 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from minitape.engine.tensor import Tensor, TensorLike
+from minitape.engine.tensor import Tensor
 from minitape.values.convert import convert_to_tensor
 from minitape.values.errors import InvalidArgumentError, OutOfRangeError
 from minitape.values.shape import TensorShape
+from minitape.values.tensor_like import TensorLike
 from minitape.values.tensor_spec import TensorSpec
 
 

@@ -88,4 +88,4 @@ def py_function(func: Callable, inp: list | tuple, Tout: Any, name: str | None =
 
 def init_scope() -> contextlib.AbstractContextManager:
     """TensorFlow's scope for creating state: in eager mode it pauses the tapes and accumulators, as TensorFlow does."""
-    return context.paused(numerics=False)
+    return context.paused(keep_listeners=True)

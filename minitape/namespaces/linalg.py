@@ -10,7 +10,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from minitape.engine.tensor import Tensor, TensorLike
+from minitape.engine.tensor import Tensor
 from minitape.ops.api import (  # noqa: F401 - re-exported under tf.linalg's names
     abs,
     einsum,
@@ -37,6 +37,7 @@ from minitape.ops.linalg_ops import (
     solve_op,
     svd_op,
 )
+from minitape.values.tensor_like import TensorLike
 
 matrix_transpose = transpose_last
 

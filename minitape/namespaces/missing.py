@@ -6,7 +6,7 @@ that says it is missing on purpose and what to do, instead of a bare "has no att
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
+from typing import NoReturn
 
 TOP_LEVEL = {
     "saved_model": (
@@ -275,25 +275,6 @@ RANDOM = (
         "stateless_random_crop": "slice at mt.random.stateless_uniform offsets",
     }
 )
-
-_SLICE_ASSIGN = (
-    "minitape leaves out assignment into variable slices: v[1] is a new tensor, not a view of v. "
-    "Update the whole variable instead, e.g. v.assign(mt.tensor_scatter_nd_update(v, [[1]], [10.0])) "
-    "(for v[1:3], the indices [[1], [2]] and two values); a tensor itself is immutable: make a new one"
-)
-
-
-class NotAssignable:
-    """A Tensor's `assign` (and `assign_add`, `assign_sub`): reading it raises an AttributeError saying what to do.
-
-    A class attribute, not `__getattr__`, so other missing names cost nothing (numpy looks several up per call).
-    """
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    def __get__(self, instance: Any, owner: Any = None) -> NoReturn:
-        raise AttributeError(f"a Tensor has no {self.name}(): {_SLICE_ASSIGN}")
 
 
 def raise_missing(namespace: str, name: str, table: dict[str, str]) -> NoReturn:

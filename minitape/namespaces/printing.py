@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from minitape.engine.tensor import TensorLike
 from minitape.values import nest
+from minitape.values.tensor_like import TensorLike
 
 
 def _text(value: Any, summarize: int | None) -> str:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
+from minitape.engine.backprop import add_n as _add_n
 from minitape.engine.tape_api import note_numpy_conversion  # noqa: F401 - used by Tensor.__array__ and .numpy()
-from minitape.engine.tensor import Tensor, TensorLike
+from minitape.engine.tensor import Tensor
 from minitape.namespaces import bitwise  # noqa: F401 - `x & y` on integer tensors (operators.py)
 from minitape.ops import reduce_ops as _r
 from minitape.ops.array_ops import (
@@ -90,9 +93,11 @@ from minitape.ops.math_ops import (
 from minitape.ops.math_ops import (
     where as _where,
 )
+from minitape.values import tensor_like
 from minitape.values.convert import convert_to_tensor
 from minitape.values.dtypes import as_dtype, int32, int64
 from minitape.values.errors import InvalidArgumentError
+from minitape.values.tensor_like import TensorLike
 
 
 def _axis_value(axis):
@@ -235,10 +240,7 @@ def add_n(inputs, name=None):
     shapes = [tuple(convert_to_tensor(t).shape) for t in inputs]
     if len(set(shapes)) > 1:
         raise InvalidArgumentError(f"add_n: inputs must all have one shape, got {shapes}; use mt.broadcast_to first")
-    total = inputs[0]
-    for t in inputs[1:]:
-        total = add(total, t)
-    return total
+    return _add_n(*inputs)  # the engine's own AddN, with which the backward pass sums gradients
 
 
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
@@ -246,3 +248,6 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
     from minitape.namespaces.linalg import norm as linalg_norm  # linalg is built on this module, so it loads after
 
     return linalg_norm(tensor, ord=ord, axis=axis, keepdims=keepdims)
+
+
+tensor_like.use_ops(sys.modules[__name__])  # `x * y` on tensors calls this module's multiply, and so on

@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from minitape.engine.opdef import defop
-from minitape.engine.tensor import TensorLike
 from minitape.values.errors import InvalidArgumentError
+from minitape.values.tensor_like import TensorLike
 
 
 # ---- reshape and transpose -----------------------------------------------------------------------

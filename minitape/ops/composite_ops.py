@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from minitape.engine.opdef import defop
-from minitape.engine.tensor import Tensor, TensorLike
+from minitape.engine.tensor import Tensor
 from minitape.ops.api import (
     abs,
     cast,
@@ -40,6 +40,7 @@ from minitape.values import nest
 from minitape.values.convert import convert_to_tensor
 from minitape.values.dtypes import as_dtype, int32, int64
 from minitape.values.errors import InvalidArgumentError
+from minitape.values.tensor_like import TensorLike
 
 
 def _plain(value: Any) -> np.ndarray:

@@ -18,9 +18,10 @@ from __future__ import annotations
 import numpy as np
 
 from minitape.engine.opdef import defop
-from minitape.engine.tensor import Tensor, TensorLike
+from minitape.engine.tensor import Tensor
 from minitape.ops.array_ops import expand_dims, reshape, slice_grad, squeeze, transpose
 from minitape.values.errors import InvalidArgumentError
+from minitape.values.tensor_like import TensorLike
 
 
 # ---- geometry ------------------------------------------------------------------------------------

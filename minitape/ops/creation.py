@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from minitape.engine.tensor import Tensor, TensorLike
+from minitape.engine.tensor import Tensor
 from minitape.values.convert import constant, convert_to_tensor
 from minitape.values.dtypes import as_dtype, float32, float64
+from minitape.values.tensor_like import TensorLike
 
 
 def _shape(shape):

@@ -8,10 +8,11 @@ from typing import Any
 
 import numpy as np
 
-from minitape.engine.tensor import Tensor, TensorLike
+from minitape.engine.tensor import Tensor
 from minitape.ops.einsum_ops import einsum as _einsum_letters
 from minitape.ops.math_ops import broadcast_to
 from minitape.values.errors import InvalidArgumentError
+from minitape.values.tensor_like import TensorLike
 
 
 def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:

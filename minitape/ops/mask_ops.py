@@ -6,10 +6,11 @@ from typing import Any
 
 import numpy as np
 
-from minitape.engine.tensor import Tensor, TensorLike
+from minitape.engine.tensor import Tensor
 from minitape.namespaces import random
 from minitape.ops.array_ops import gather, reshape
 from minitape.ops.math_ops import cast, multiply
+from minitape.values.tensor_like import TensorLike
 
 
 def _plain(value: Any) -> np.ndarray:

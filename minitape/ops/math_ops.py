@@ -43,8 +43,7 @@ broadcast_to.__doc__ = "Repeat x along new or size-1 axes to `shape`; the gradie
 
 def unbroadcast(grad, shape):
     """Sum `grad` over the axes that broadcasting added, so it matches an input of `shape`."""
-    kind = type(grad)  # an array (bare.py), a tensor, or a number
-    current = grad.shape if kind is np.ndarray else grad._value.shape if kind is Tensor else np.shape(grad)
+    current = grad._value.shape if type(grad) is Tensor else np.shape(grad)  # a tensor, or a number
     return grad if current == shape else sum_to_shape(grad, shape=tuple(shape))
 
 
@@ -318,7 +317,7 @@ where = defop("SelectV2", np.where, _where_rule, keep="inputs", same_dtype=(1, 2
 
 def zeros_like(t):
     """A constant of zeros shaped like `t` (not recorded: it depends on nothing)."""
-    return Tensor(np.zeros_like(t._value if type(t) is Tensor else t))  # an array in a bare rule (bare.py)
+    return Tensor(np.zeros_like(t._value))
 
 
 def _matmul_forward(a, b, transpose_a=False, transpose_b=False):

@@ -6,12 +6,13 @@ import numpy as np
 
 from minitape.engine.execute import NOT_FLOATING
 from minitape.engine.opdef import defop
-from minitape.engine.tensor import Tensor, TensorLike
+from minitape.engine.tensor import Tensor
 from minitape.ops.array_ops import reshape
 from minitape.ops.math_ops import cast, exp, log1p, sigmoid, where, zeros_like
 from minitape.ops.reduce_ops import _logsumexp, reduce_sum
 from minitape.values.convert import convert_to_tensor
 from minitape.values.errors import InvalidArgumentError
+from minitape.values.tensor_like import TensorLike
 
 
 def _softmax(a, axis):
@@ -223,7 +224,7 @@ def _sparse_xent_rule(op, g_loss, g_p):
     if not op.needs[0]:
         return None, None
     p = op.outputs[1]
-    d_logits = _sparse_xent_backprop_op(g_loss, p, op.y)  # op.y, the labels: an array in a bare pass, no new tensors
+    d_logits = _sparse_xent_backprop_op(g_loss, p, op.y)
     if np.count_nonzero(_plain(g_p)):  # only a higher-order pass sends a gradient to p: skip the zeros otherwise
         d_logits = d_logits + p * (g_p - reduce_sum(g_p * p, axis=-1, keepdims=True))
     return d_logits, None

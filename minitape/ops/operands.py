@@ -12,9 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from minitape.engine.tensor import Tensor, TensorLike
+from minitape.engine.tensor import Tensor
 from minitape.ops import api
 from minitape.values.convert import convert_to_tensor
+from minitape.values.tensor_like import TensorLike
 
 
 def _numpy_operands(op: Callable, public_name: str) -> Callable[..., Tensor]:

@@ -13,11 +13,11 @@ from typing import Any
 import numpy as np
 
 from minitape.engine.opdef import defop
-from minitape.engine.tensor import TensorLike
 from minitape.ops.api import cast, equal, zeros
 from minitape.ops.shape_ops import first_outside, gather_nd
 from minitape.values.convert import convert_to_tensor
 from minitape.values.errors import InvalidArgumentError
+from minitape.values.tensor_like import TensorLike
 
 
 def _checked_key(name: str, tensor: np.ndarray, indices: np.ndarray, updates: np.ndarray) -> tuple:

@@ -7,10 +7,11 @@ from typing import Any
 
 import numpy as np
 
-from minitape.engine.tensor import Tensor, TensorLike
+from minitape.engine.tensor import Tensor
 from minitape.ops.api import broadcast_to, gather, reshape
 from minitape.ops.api import strided_slice as _index  # x[key]: the op both build on
 from minitape.values.errors import InvalidArgumentError
+from minitape.values.tensor_like import TensorLike
 
 
 def _plain(value: Any) -> np.ndarray:

@@ -9,8 +9,9 @@ from typing import Any
 import numpy as np
 
 from minitape.engine.opdef import defop
-from minitape.engine.tensor import Tensor, TensorLike
+from minitape.engine.tensor import Tensor
 from minitape.values.errors import InvalidArgumentError
+from minitape.values.tensor_like import TensorLike
 
 
 def _plain(value: Any) -> np.ndarray:

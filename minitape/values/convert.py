@@ -6,9 +6,10 @@ from typing import Any
 
 import numpy as np
 
-from minitape.engine.tensor import Tensor, TensorLike
+from minitape.engine.tensor import Tensor
 from minitape.values.dtypes import DType, as_dtype
 from minitape.values.errors import InvalidArgumentError
+from minitape.values.tensor_like import TensorLike
 
 
 def _default_dtype(value: Any) -> DType:

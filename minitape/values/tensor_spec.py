@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from minitape.engine.operators import TensorLike
 from minitape.values.dtypes import DType, as_dtype, float32
 from minitape.values.shape import TensorShape
+from minitape.values.tensor_like import TensorLike
 
 
 class TensorSpec:

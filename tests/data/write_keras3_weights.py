@@ -4,8 +4,8 @@
 
 It trains two small models a little (so that the weights and BatchNormalization's moving statistics are not
 their initial values), saves their weights, and prints their predictions for the inputs `inputs()` makes, which
-tests/test_keras_saving.py compares with minitape's after it loads the files. Not a test: it needs Keras.
-The same architectures are written out again, for minitape, in tests/test_keras_saving.py.
+tests/keras/test_saving.py compares with minitape's after it loads the files. Not a test: it needs Keras.
+The same architectures are written out again, for minitape, in tests/keras/test_saving.py.
 """
 
 from __future__ import annotations

@@ -12,12 +12,13 @@ from typing import Any
 
 import numpy as np
 
-from minitape.engine.tensor import Tensor, TensorLike
+from minitape.engine.tensor import Tensor
 from minitape.keras import symbolic
 from minitape.keras.layers.base import Layer, incompatible
 from minitape.namespaces import nn, random
 from minitape.ops.api import expand_dims, logical_and, matmul, not_equal, reduce_sum, tanh, where
 from minitape.values.convert import convert_to_tensor
+from minitape.values.tensor_like import TensorLike
 
 _ROLES = ("0 (query)", "1 (value)", "2 (key)")
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from minitape import name_scope
-from minitape.engine.tensor import Tensor, TensorLike
+from minitape.engine.tensor import Tensor
 from minitape.engine.variables import Variable
 from minitape.keras import backend, constraints, initializers, regularizers, symbolic
 from minitape.namespaces.module import Module, ModuleNameScope
@@ -25,6 +25,7 @@ from minitape.ops.api import add_n
 from minitape.ops.math_ops import cast
 from minitape.values.convert import convert_to_tensor
 from minitape.values.dtypes import as_dtype
+from minitape.values.tensor_like import TensorLike
 
 
 class Layer(Module):

@@ -12,12 +12,13 @@ from typing import Any
 
 import numpy as np
 
-from minitape.engine.tensor import Tensor, TensorLike
+from minitape.engine.tensor import Tensor
 from minitape.keras import activations, initializers
 from minitape.keras.layers.base import Layer, incompatible
 from minitape.namespaces import random
 from minitape.ops.api import concat, matmul, zeros
 from minitape.ops.shape_ops import split
+from minitape.values.tensor_like import TensorLike
 
 _CONFIG = (
     ("units", "use_bias", "kernel_initializer", "recurrent_initializer", "bias_initializer", "kernel_regularizer")

@@ -9,7 +9,7 @@ import pytest
 
 import minitape as mt
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def test_first_example_prints_what_its_comments_say():

@@ -22,7 +22,7 @@ import pytest
 
 playwright = pytest.importorskip("playwright.sync_api", reason="the browser tests need `pip install playwright`")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [

@@ -24,7 +24,7 @@ keras = mt.keras
 layers = mt.keras.layers
 
 pytestmark = pytest.mark.usefixtures("keras_session")
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 RNG = np.random.default_rng(0)
 
 

@@ -8,10 +8,11 @@ from typing import Any
 import numpy as np
 
 from minitape.engine.gradient_args import UnconnectedGradients, as_unconnected
-from minitape.engine.tensor import Tensor, TensorLike
+from minitape.engine.tensor import Tensor
 from minitape.ops.array_ops import reshape, stack, strided_slice
 from minitape.values import nest
 from minitape.values.convert import convert_to_tensor
+from minitape.values.tensor_like import TensorLike
 
 JACOBIAN_WARN_BYTES = 1 << 30  # a jacobian larger than this warns before it starts
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import minitape as mt
-from minitape.engine import context
+from minitape.aids import numerics
 from minitape.engine.where import format_where
 from minitape.values.errors import InvalidArgumentError
 
@@ -20,7 +20,7 @@ HERE = os.path.basename(__file__)
 def check_is_off_afterwards():
     yield
     mt.debugging.disable_check_numerics()
-    assert context.state.check_numerics is False
+    assert not numerics.is_on()
 
 
 def naive_softplus(z):
@@ -94,14 +94,14 @@ def test_without_the_check_the_naive_gradient_is_nan_and_the_custom_one_is_fine(
 
 def test_the_scope_restores_the_previous_state():
     with mt.debugging.check_numerics_scope():
-        assert context.state.check_numerics is True
-    assert context.state.check_numerics is False
+        assert numerics.is_on()
+    assert not numerics.is_on()
     mt.debugging.enable_check_numerics()
     with mt.debugging.check_numerics_scope():
         pass
-    assert context.state.check_numerics is True
+    assert numerics.is_on()
     mt.debugging.disable_check_numerics()
-    assert context.state.check_numerics is False
+    assert not numerics.is_on()
     assert np.isinf(mt.exp(mt.constant(100.0)).numpy())  # off again: inf is just a value
 
 

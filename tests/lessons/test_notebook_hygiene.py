@@ -11,7 +11,7 @@ import nbformat
 import pytest
 from jupyter_client.kernelspec import KernelSpecManager
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 LESSONS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 ALLOWED_NOTEBOOK_METADATA = {"kernelspec", "language_info"}
 ALLOWED_CELL_METADATA = {"tags", "jupyter"}  # nbval's tags; "jupyter" only to collapse solutions

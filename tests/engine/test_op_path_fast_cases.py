@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import minitape as mt
-from minitape.engine import signatures
+from minitape.engine import record as signatures
 from minitape.engine.record import DTYPES, WHERE
 from minitape.values.errors import InvalidArgumentError
 

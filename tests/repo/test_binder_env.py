@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BINDER = ROOT / "binder"
 # What repo2docker's Python image installs before the repository's own requirements (its conda environment:
 # jupyterlab 4, notebook 7, which is 7.4 in the image, ipywidgets 8, jupyter_server 2); pip resolves these the way

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_engine.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_engine.py"
 NUMBER = r"\d+\.\d+"
 
 

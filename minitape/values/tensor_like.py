@@ -1,22 +1,24 @@
-"""Python's operators on tensors and variables (`x * y`, `x[0]`, `float(x)`, ...), each one a call to a minitape op.
+"""How a tensor behaves as a Python value, as in TensorFlow: `x * y`, `x[0]`, `float(x)`, `len(x)`, `np.asarray(x)`.
 
-`TensorLike` is the base of `Tensor` and `Variable`, so both behave like numbers in an expression.
+`TensorLike` is the base of `Tensor` and `Variable`, so both behave like numbers in an expression. Each
+operator is a call to a minitape op; the op tables bind themselves here (`use_ops`) when they load, so
+this module, like the engine, needs none of them to be imported.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
 from minitape.values.dtypes import DType, as_dtype
 from minitape.values.shape import TensorShape
 
-_ops: Any = None  # minitape.ops.api, bound by tensor.py once the op tables are loaded (they need Tensor first)
+_ops: Any = None  # minitape.ops.api, which binds itself once the op tables are loaded (they need Tensor first)
 
 
 def use_ops(module: Any) -> None:
-    """Bind the op namespace the operators call."""
+    """Bind the op namespace the operators call (and `note_numpy_conversion`, which tells tapes a value left)."""
     global _ops
     _ops = module
 
@@ -252,3 +254,35 @@ class _Ref:
 
     def __eq__(self, other: object) -> builtins_bool:
         return isinstance(other, _Ref) and other._obj is self._obj
+
+
+def format_value(value: np.ndarray) -> str:
+    """The value as TensorFlow shows it: `36.0` for a scalar, numpy's repr otherwise."""
+    if value.ndim == 0:
+        return str(value[()])
+    return repr(value)
+
+
+def on_own_line(text: str) -> str:
+    """An array's text as TensorFlow puts it in a repr: on a line of its own when it takes several."""
+    return "\n" + text if "\n" in text else text
+
+
+_SLICE_ASSIGN = (
+    "minitape leaves out assignment into variable slices: v[1] is a new tensor, not a view of v. "
+    "Update the whole variable instead, e.g. v.assign(mt.tensor_scatter_nd_update(v, [[1]], [10.0])) "
+    "(for v[1:3], the indices [[1], [2]] and two values); a tensor itself is immutable: make a new one"
+)
+
+
+class NotAssignable:
+    """A Tensor's `assign` (and `assign_add`, `assign_sub`): reading it raises an AttributeError saying what to do.
+
+    A class attribute, not `__getattr__`, so other missing names cost nothing (numpy looks several up per call).
+    """
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance: Any, owner: Any = None) -> NoReturn:
+        raise AttributeError(f"a Tensor has no {self.name}(): {_SLICE_ASSIGN}")

@@ -14,7 +14,7 @@ import pytest
 
 import minitape as mt
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "notebooks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "notebooks"))
 
 from lesson_tools import check, exercise_keys, run_solution, verdict  # noqa: E402
 from lesson_tools.checking import RUN_SOLUTIONS  # noqa: E402

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 import threading
 from pathlib import Path
@@ -10,11 +11,11 @@ import numpy as np
 import pytest
 
 import minitape as mt
-from minitape.engine import context
-from minitape.engine.observer import Observer
+from minitape.aids import numerics
+from minitape.engine.backprop import Observer
 from minitape.widgets import steps
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class Recorder(Observer):
@@ -123,7 +124,7 @@ def test_numerics_check_and_name_scope_stay_in_their_thread():
             y = mt.math.log(x)  # -inf here is a value, not an error: the check is on in the other thread only
         seen["value"] = y.numpy()[0]
         seen["scope"] = tape.records[0].scope
-        seen["check"] = context.state.check_numerics
+        seen["check"] = numerics.is_on()
     finally:
         done.set()
         thread.join()
@@ -148,14 +149,67 @@ def test_code_outside_the_engine_core_uses_only_its_public_api(folder):
     assert not offences, "private engine access outside the core:\n" + "\n".join(offences)
 
 
-def test_the_reading_path_in_readme_is_true_and_short():
-    table = (ROOT / "README.md").read_text().split("## Reading the engine", 1)[1].split("Then the rules", 1)[0]
-    rows = re.findall(r"^\| \d \| `(minitape/\w+\.py)` \| (\d+) \|", table, flags=re.M)
-    assert len(rows) >= 5
-    total = 0
-    for path, stated in rows:
-        lines = sum(1 for line in (ROOT / path).read_text().splitlines() if line.strip())
-        assert lines == int(stated), f"README says {path} has {stated} non-blank lines; it has {lines}"
-        total += lines
-    assert total <= 400
+def engine_imports(path: Path) -> set[Path]:
+    """The engine files `path` imports when it loads (imports inside functions run later, on demand: left out)."""
+    found = set()
+    for node in ast.parse(path.read_text()).body:
+        for imp in ast.walk(node) if not isinstance(node, (ast.FunctionDef, ast.ClassDef)) else ():
+            if isinstance(imp, ast.ImportFrom) and imp.module and imp.module.startswith("minitape.engine"):
+                names = [imp.module + "." + a.name for a in imp.names] + [imp.module]
+                found |= {p for p in map(module_file, names) if p is not None and p.name != "__init__.py"}
+    return found
+
+
+def module_file(module: str) -> Path | None:
+    path = ROOT / (module.replace(".", "/") + ".py")
+    return path if path.exists() else None
+
+
+def reading_path() -> set[Path]:
+    """The import closure of the tape module within minitape/engine/: what a student opens to follow one op."""
+    seen, todo = set(), [ROOT / "minitape/engine/tape.py"]
+    while todo:
+        path = todo.pop()
+        if path not in seen:
+            seen.add(path)
+            todo.extend(engine_imports(path))
+    return seen
+
+
+def non_blank_lines(path: Path) -> int:
+    return sum(1 for line in path.read_text().splitlines() if line.strip())
+
+
+def reading_table() -> str:
+    return (ROOT / "README.md").read_text().split("## Reading the engine", 1)[1].split("Along the way", 1)[0]
+
+
+def test_the_reading_path_in_readme_is_the_tapes_import_closure_and_short():
+    table = reading_table()
+    rows = re.findall(r"^\| \d+ \| `(minitape/engine/\w+\.py)` \| (\d+) \|", table, flags=re.M)
+    listed = {ROOT / path: int(lines) for path, lines in rows}
+    assert set(listed) == reading_path(), "README's reading table must list exactly the tape's import closure"
+    for path, stated in listed.items():
+        assert non_blank_lines(path) == stated, f"README says {path.name} has {stated} non-blank lines"
+    total = sum(listed.values())
+    assert len(listed) <= 16 and total <= 1500
     assert f"**{total}**" in table
+
+
+def test_the_engine_imports_nothing_outside_it_but_numpy_and_tensorflows_value_rules():
+    allowed = ("minitape.engine", "minitape.values")
+    for path in sorted((ROOT / "minitape/engine").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("minitape"):
+                lazy_aid = node.module.startswith(("minitape.aids", "minitape.ops.jacobian_ops"))
+                assert node.module.startswith(allowed) or (lazy_aid and node.col_offset > 0), (
+                    f"{path.name} imports {node.module}"
+                )
+
+
+def test_the_reading_order_is_the_same_in_readme_and_the_engines_docstring():
+    docstring = (ROOT / "minitape/engine/__init__.py").read_text()
+    order_in_docstring = re.findall(r"^    (\w+\.py) ", docstring, flags=re.M)
+    table = reading_table()
+    order_in_readme = re.findall(r"^\| \d+ \| `minitape/engine/(\w+\.py)`", table, flags=re.M)
+    assert order_in_docstring == order_in_readme
