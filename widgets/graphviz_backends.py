@@ -186,8 +186,9 @@ def load_module(engine: Any, wasm: Path) -> tuple[bool, Any]:
     path = cache_dir() / f"graphviz-{key}-wasmtime-{version('wasmtime')}.cwasm"
     if path.is_file():
         try:
-            return True, wasmtime.Module.deserialize_file(engine, str(path))
-        except wasmtime.WasmtimeError:  # made with other engine settings or for another CPU: compile again
+            # read into memory, not mapped from the file: a file changed under a mapping would crash the process
+            return True, wasmtime.Module.deserialize(engine, path.read_bytes())
+        except (wasmtime.WasmtimeError, OSError):  # made with other engine settings or for another CPU: compile again
             pass
     module = wasmtime.Module(engine, data)
     try:
@@ -241,7 +242,7 @@ def choose() -> Backend:
     return backend
 
 
-_last: list[str] = []
+_last: list[str] = []  # [name, description] of the backend that drew the last layout
 
 
 def remember(backend: Backend) -> None:
@@ -252,6 +253,4 @@ def remember(backend: Backend) -> None:
 def layout_backend() -> str:
     """Which Graphviz laid out the last graph, e.g. "dot 2.43.0 (system, /usr/bin/dot)" or
     "graphviz 16.1.0 (wasm, ...)"; before any layout, the one that would be used now."""
-    if not _last:
-        remember(choose())
-    return _last[1]
+    return _last[1] if _last else choose().describe()
