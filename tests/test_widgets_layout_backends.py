@@ -166,6 +166,9 @@ def test_a_layout_past_the_time_limit_stops_on_either_backend(backend, monkeypat
 def test_graphviz_errors_name_the_backend(backend):
     with pytest.raises(RuntimeError, match=rf"Graphviz `dot` failed \({backend}\) on a graph of"):
         layout.layout("digraph { a -> }")
+    # a NUL would end a C string early: the WebAssembly call must not lay out half a graph in silence
+    with pytest.raises(RuntimeError, match=rf"failed \({backend}\).*syntax error"):
+        layout.layout('digraph { "a\0b" -> c }')
 
 
 def test_the_compiled_webassembly_is_cached_and_a_bad_cache_file_is_compiled_again(tmp_path, monkeypatch):

@@ -141,6 +141,8 @@ class WasmGraphviz:
         return _c_string(ex["memory"].read(store, ex["graphviz_version"](store), None))
 
     def render(self, source: str, fmt: str, timeout: float) -> bytes:
+        if "\0" in source:  # passed as a C string, it would end the graph there: say so, as `dot` would
+            raise GraphvizError("syntax error: the DOT source contains a NUL character")
         store, ex = self._instance()
         timer = threading.Timer(timeout, self.engine.increment_epoch)
         timer.start()
@@ -168,7 +170,7 @@ def _call_render(store: Any, ex: dict, source: str, fmt: str) -> bytes:
         memory.write(store, data, address)
         return address
 
-    args = [put(text.encode("utf-8", errors="surrogatepass") + b"\0") for text in (source, fmt, "dot")]
+    args = [put(text.encode() + b"\0") for text in (source, fmt, "dot")]
     length_at = put(b"\0\0\0\0")
     out = ex["graphviz_render"](store, *args, length_at)
     if out == 0:
