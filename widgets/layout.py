@@ -65,12 +65,25 @@ def render(dot_source: str, fmt: str, timeout: float | None = None) -> bytes:
 
 
 def layout(dot_source: str, timeout: float | None = None) -> str:
-    """Lay out `dot_source`; return the SVG element alone (no XML prolog, no comments), ready to inline.
+    """Lay out `dot_source`; return the SVG element alone (no XML prolog), ready to inline.
 
     Past `timeout` seconds (default `TIMEOUT`) Graphviz is stopped and `LayoutTimeoutError` says what to draw instead.
     """
-    root = ET.fromstring(render(dot_source, "svg", timeout))
-    return ET.tostring(root, encoding="unicode")
+    svg = render(dot_source, "svg", timeout).decode()
+    return svg[svg.index("<svg") :]  # the root element: the prolog and DOCTYPE before it name no "<svg"
+
+
+_trees: dict[str, ET.Element] = {}  # the last SVG parsed: `scene` reads one layout three times, then lets it go
+
+
+def _tree(svg: str) -> ET.Element:
+    """`svg` parsed (comments dropped), shared by the readers below; `without_slot_text` takes it for good."""
+    root = _trees.get(svg)
+    if root is None:
+        root = ET.fromstring(svg)
+        _trees.clear()  # one at a time: a big layout's tree is tens of megabytes
+        _trees[svg] = root
+    return root
 
 
 PNG_DPI = 96  # a notebook column, not a poster: at most PNG_SIZE inches (16 wide) at 96 pixels an inch
@@ -129,7 +142,7 @@ def _edges(root: ET.Element) -> list:
 def label_slots(svg: str) -> dict:
     """Edge id -> [x, y] of the label slot Graphviz reserved beside it (the placeholder text's anchor point)."""
     slots = {}
-    for edge_id, g in _edges(ET.fromstring(svg)):
+    for edge_id, g in _edges(_tree(svg)):
         text = g.find(_TEXT)
         if text is not None:
             slots[edge_id] = [float(text.get("x")), round(float(text.get("y")) + SLOT_BASELINE, 2)]
@@ -150,7 +163,7 @@ def edge_anchors(svg: str) -> dict:
     """
     slots = label_slots(svg)
     anchors = {}
-    for edge_id, g in _edges(ET.fromstring(svg)):
+    for edge_id, g in _edges(_tree(svg)):
         if edge_id in slots:
             anchors[edge_id] = slots[edge_id]
             continue
@@ -161,8 +174,10 @@ def edge_anchors(svg: str) -> dict:
 
 
 def without_slot_text(svg: str) -> str:
-    """The SVG without the placeholder texts of the label slots: the steps draw the real labels there."""
-    root = ET.fromstring(svg)
+    """The SVG without the placeholder texts of the label slots (the steps draw the real labels there)
+    and without Graphviz's comments. The last reading of a layout: its parsed tree is dropped here."""
+    root = _trees.pop(svg, None)
+    root = ET.fromstring(svg) if root is None else root
     for _, g in _edges(root):
         for text in g.findall(_TEXT):
             g.remove(text)
@@ -171,5 +186,5 @@ def without_slot_text(svg: str) -> str:
 
 def aspect(svg: str) -> float:
     """Width over height of a laid-out SVG (from its viewBox)."""
-    box = (ET.fromstring(svg).get("viewBox") or "").split()
+    box = (_tree(svg).get("viewBox") or "").split()
     return float(box[2]) / max(float(box[3]), 1.0) if len(box) == 4 else 1.0
