@@ -93,11 +93,11 @@ PNG_SIZE = "16,60"
 def png(dot_source: str, timeout: float | None = None) -> bytes:
     """`dot_source` drawn as a PNG on white. The system's `dot` draws it (`-Tpng`); Graphviz's WebAssembly build
     has no PNG, so its SVG is rasterized by resvg (the `resvg-py` wheel) at the same size."""
-    body = dot_source[: dot_source.rindex("}")]  # the graph's closing brace
-    source = f'{body}  graph [size="{PNG_SIZE}" bgcolor=white];\n}}'  # the last setting wins in DOT
-    if backends.choose().name == "system":
-        return render(source.replace("graph [size=", f"graph [dpi={PNG_DPI} size=", 1), "png", timeout)
-    return rasterize(render(source, "svg", timeout).decode())
+    system = backends.choose().name == "system"
+    dpi = f"dpi={PNG_DPI} " if system else ""  # the SVG stays in points: resvg turns them into pixels at PNG_DPI
+    settings = f'{dpi}size="{PNG_SIZE}" bgcolor=white'
+    source = f"{dot_source[: dot_source.rindex('}')]}  graph [{settings}];\n}}"  # in DOT the last setting wins
+    return render(source, "png", timeout) if system else rasterize(render(source, "svg", timeout).decode())
 
 
 # resvg finds fonts by family name only, without the system's aliases ("Courier" to a monospace font that is
