@@ -138,7 +138,7 @@ class WasmGraphviz:
 
     def _version(self) -> str:
         store, ex = self._instance()
-        return _c_string(ex["memory"].read(store, ex["graphviz_version"](store), None))
+        return _c_string(store, ex["memory"], ex["graphviz_version"](store))
 
     def render(self, source: str, fmt: str, timeout: float) -> bytes:
         if "\0" in source:  # passed as a C string, it would end the graph there: say so, as `dot` would
@@ -156,9 +156,11 @@ class WasmGraphviz:
             timer.cancel()
 
 
-def _c_string(raw: bytes | bytearray) -> str:
+def _c_string(store: Any, memory: Any, address: int, limit: int = 4096) -> str:
+    """The NUL-terminated UTF-8 string at `address` in the module's memory (at most `limit` bytes of it)."""
+    raw = bytes(memory.read(store, address, min(address + limit, memory.data_len(store))))
     end = raw.find(0)
-    return bytes(raw[: end if end >= 0 else len(raw)]).decode("utf-8", errors="replace")
+    return raw[: end if end >= 0 else len(raw)].decode("utf-8", errors="replace")
 
 
 def _call_render(store: Any, ex: dict, source: str, fmt: str) -> bytes:
@@ -174,7 +176,7 @@ def _call_render(store: Any, ex: dict, source: str, fmt: str) -> bytes:
     length_at = put(b"\0\0\0\0")
     out = ex["graphviz_render"](store, *args, length_at)
     if out == 0:
-        raise GraphvizError(_c_string(memory.read(store, ex["graphviz_last_error"](store), None)) or "no message")
+        raise GraphvizError(_c_string(store, memory, ex["graphviz_last_error"](store)) or "no message")
     (length,) = struct.unpack("<I", memory.read(store, length_at, length_at + 4))
     return bytes(memory.read(store, out, out + length))
 
