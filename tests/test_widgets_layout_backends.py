@@ -183,3 +183,22 @@ def test_the_compiled_webassembly_is_cached_and_a_bad_cache_file_is_compiled_aga
     third = graphviz_backends.WasmGraphviz(wasm)
     assert not third.cached and b"<svg" in third.render("digraph { a -> b }", "svg", 10.0)
     assert graphviz_backends.WasmGraphviz(wasm).cached  # the bad file was replaced
+
+
+@pytest.mark.parametrize("name", ["keras_mlp_step", "shared_variable"])
+def test_both_backends_size_every_node_alike(name, monkeypatch):
+    """Courier is 0.6 em a character to Graphviz 16's built-in metrics and to the monospace font 2.43 finds
+    through Pango; Helvetica was not (DejaVu Sans made every node about 13 % wider on 2.43)."""
+    if shutil.which("dot") is None:
+        pytest.skip("needs Graphviz `dot` on PATH to compare with (apt-get install graphviz)")
+    tape, y, sources = EXAMPLES[name]()
+    model = steps.build(tape, y, sources)
+    widths = {}
+    for backend in BACKENDS:
+        monkeypatch.setenv(graphviz_backends.ENV, backend)
+        root = ET.fromstring(raw_svg(model))
+        widths[backend] = {g.get("id"): node_width(g) for g in root.iter(f"{SVG}g") if g.get("id", "").startswith("n-")}
+    assert widths["system"].keys() == widths["wasm"].keys()
+    ratios = sorted(widths["system"][k] / widths["wasm"][k] for k in widths["wasm"])
+    assert 0.96 < ratios[len(ratios) // 2] < 1.04, ratios  # ASCII text: within 4 %
+    assert 0.9 < ratios[0] and ratios[-1] < 1.1, ratios  # "◎ target": 16 guesses the symbol a little wider
