@@ -9,7 +9,11 @@ from lesson_tools.checking import Evidence, NotYet, as_array, exercise, expect_c
 TAPE = ("tape", "target", "sources")
 
 
-@exercise("9.1", "ForwardAccumulator(x, u) around the computation of h, then acc.jvp(h).")
+@exercise(
+    "9.1",
+    "inside `with mt.autodiff.ForwardAccumulator(x, u) as acc:` compute h = mt.reduce_sum(x**2 * mt.cos(x)), "
+    "the sum included; after the block, acc.jvp(h).",
+)
 def directional(answer: object, evidence: Evidence) -> str:
     x, u = np.array([0.5, 1.0, 1.5]), np.array([1.0, -1.0, 2.0])
     gradient = 2 * x * np.cos(x) - x**2 * np.sin(x)
@@ -24,8 +28,33 @@ def directional(answer: object, evidence: Evidence) -> str:
             "output, acc.jvp(h)."
         )
     if answer is not Ellipsis and as_array(answer, "your directional derivative").shape == (3,):
-        raise NotYet("your answer has 3 entries: the directional derivative ∇h(x)·u is a single number (reduce_sum).")
-    expect_close(answer, float(np.sum(gradient * u)), "your directional derivative")
+        got = as_array(answer)
+        if np.allclose(got, gradient * u, rtol=1e-4):
+            raise NotYet(
+                "your answer has 3 entries, one per x_i: your h is still the vector x**2 * mt.cos(x), not its sum. "
+                "Sum it where it is computed, inside the accumulator's block: h = mt.reduce_sum(x**2 * mt.cos(x)); "
+                "a sum taken after the block carries no tangent, and acc.jvp of it is None."
+            )
+        raise NotYet(
+            "your answer has 3 entries: the directional derivative ∇h(x)·u is a single number, the tangent of "
+            "h = mt.reduce_sum(x**2 * mt.cos(x)) computed inside the accumulator's block."
+        )
+    slips = [
+        (
+            float(np.sum(gradient)),
+            "that is ∇h(x)·(1, 1, 1): the accumulator's tangent was ones, not u. Pass u as the second argument, "
+            "ForwardAccumulator(x, u).",
+        ),
+        (
+            float(np.sum((2 * x * np.cos(x) + x**2 * np.sin(x)) * u)),
+            "your h'(x) has + x² sin x; the derivative of cos x is -sin x, so ∂h/∂x_i = 2 x_i cos x_i - x_i² sin x_i.",
+        ),
+        (
+            float(np.sum(x**2 * np.cos(x))),
+            "that is h(x) itself, the primal: acc.jvp(h) gives the tangent, ∇h(x)·u.",
+        ),
+    ]
+    expect_close(answer, float(np.sum(gradient * u)), "your directional derivative", slips=slips)
     return f"∇h(x)·u = {float(np.sum(gradient * u)):.4f}, in one forward pass."
 
 
