@@ -809,7 +809,7 @@ WRONG: list[tuple[str, Any, dict, str]] = [
     ("8.1", None, {}, "not None"),
     ("8.1", ("2", "15"), {}, "the number of variables is the string '2'"),
     ("8.1", (2, 12), {}, "12 numbers is the kernel alone: every trainable variable counts."),
-    ("8.1", (2, 7), {}, "7 numbers? Add up the sizes of all the layer's trainable variables."),
+    ("8.1", (2, 9), {}, "9 numbers? Add up the sizes of all the layer's trainable variables."),
     ("8.1", (1, 15), {}, "1 variable(s)? Look at layer.trainable_variables."),
     ("8.2", "sgd_step", {}, "pass it without calling it"),
     ("8.2", None, {}, "pass it without calling it"),

@@ -117,7 +117,7 @@ CELLS = [
     ## 노트북 쓰는 법
 
     - 셀은 **Shift + Enter**로 실행합니다. 위에서 아래로 차례대로 실행하세요. 뒤쪽 셀은 앞쪽 셀에서 정의한
-      것을 씁니다. 헷갈릴 때는 *Kernel → Restart Kernel and Run All Cells*를 누르세요.
+      것을 씁니다. 헷갈릴 때는 메뉴에서 `Kernel → Restart Kernel and Run All Cells`를 고르세요.
     - 무엇이든 바꿔서 다시 실행해 보세요. 망가질 것은 없습니다. 강의를 처음 받은 상태로 되돌리려면 저장소에서
       `bash scripts/lessons.sh --reset NN`을 실행합니다(NN은 강의 번호, 예: `05`).
     - 오류를 보여 주는 셀은 일부러 오류를 내는 것입니다. 메시지를 읽어 보세요. 그것도 강의의 일부입니다.

@@ -39,7 +39,7 @@ CELLS = [
     import numpy as np
 
     import minitape as mt
-    from lesson_tools import check
+    from lesson_tools import check, say  # say(english, korean): the words of a plot, in the lesson's language
     """),
     md(
         r"""
@@ -348,7 +348,7 @@ CELLS = [
     d3 = t3.gradient(d2, xs)
 
     fig, ax = plt.subplots(figsize=(6, 3.5))
-    for values, label in [(ys, "tanh(x)"), (d1, "1st derivative"), (d2, "2nd"), (d3, "3rd")]:
+    for values, label in [(ys, "tanh(x)"), (d1, say("1st derivative", "1계 도함수")), (d2, say("2nd", "2계")), (d3, say("3rd", "3계"))]:
         ax.plot(xs.numpy(), values.numpy(), label=label)
     ax.legend()
     ax.grid(alpha=0.3)

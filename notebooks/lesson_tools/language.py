@@ -8,6 +8,7 @@ where it is said, `say(english, korean)`: one sentence, its two texts side by si
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
@@ -56,19 +57,22 @@ def viewer_language(lang: str) -> None:
 
 
 def use_korean_font() -> str | None:
-    """Register the NanumGothic font that koreanize-matplotlib ships, and make it matplotlib's default.
+    """Register the NanumGothic font files that koreanize-matplotlib ships, and let matplotlib draw Hangul with it.
 
-    matplotlib's own DejaVu Sans has no Hangul, so a Korean title would show as empty boxes. Returns the
+    matplotlib's own DejaVu Sans has no Hangul, so a Korean title would show as empty boxes. The package is only
+    looked up, not imported (importing it sets the font too, with a deprecation warning of its own). Returns the
     font's family name, or None when matplotlib or the font package is not installed (nothing to plot then).
     """
-    try:
-        import koreanize_matplotlib  # noqa: F401 - importing it registers NanumGothic and selects it
-        from matplotlib import font_manager, pyplot
-    except ImportError:
+    spec = importlib.util.find_spec("koreanize_matplotlib")
+    if spec is None or not spec.submodule_search_locations or importlib.util.find_spec("matplotlib") is None:
         return None
-    fonts = Path(koreanize_matplotlib.__file__).parent / "fonts"
-    for path in sorted(fonts.glob("*.ttf")):
+    from matplotlib import font_manager, pyplot
+
+    fonts = Path(next(iter(spec.submodule_search_locations))) / "fonts"
+    for path in sorted(fonts.glob("NanumGothic*.ttf")):
         font_manager.fontManager.addfont(str(path))
-    pyplot.rcParams["font.family"] = "NanumGothic"
-    pyplot.rcParams["axes.unicode_minus"] = False  # NanumGothic has no U+2212 minus: use the ASCII hyphen
+    # DejaVu Sans (matplotlib's own) first: NanumGothic has no U+2212 minus, which the maths of a log axis's ticks
+    # (10⁻²) is drawn with in the first family's font. Hangul comes from NanumGothic, by matplotlib's per-glyph
+    # fallback along the list.
+    pyplot.rcParams["font.family"] = ["DejaVu Sans", "NanumGothic"]
     return "NanumGothic"
