@@ -168,3 +168,11 @@ def test_student_edition_has_every_lesson_and_no_solution(tmp_path: Path) -> Non
         assert len(exercises) - len(_solutions(teacher)) == sum(
             c.cell_type == "code" and "check(" in c.source for c in cells
         )
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=_id)
+def test_plots_draw_every_glyph(path: Path) -> None:
+    """matplotlib says so when a font lacks a glyph (Hangul, or a log axis's minus): the plot would show a box."""
+    for cell in (c for c in _load(path).cells if c.cell_type == "code"):
+        said = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream").lower()
+        assert "glyph" not in said, f"{_id(path)} {cell.id}: {said[:200]}"
