@@ -48,8 +48,8 @@ def directional(answer: object, evidence: Evidence) -> str:
             say(
                 "acc.jvp(h) is None: the accumulator did not follow h back to x. Forward mode's way of watching is "
                 "the primal: compute h inside `with mt.autodiff.ForwardAccumulator(x, u) as acc:`, from that same x.",
-                "acc.jvp(h)가 None입니다. 누산기가 h에서 x까지 따라가지 못했습니다. 순방향 모드에서는 primal이 감시하는 "
-                "방법입니다. `with mt.autodiff.ForwardAccumulator(x, u) as acc:` 안에서 바로 그 x로 h를 계산하세요.",
+                "acc.jvp(h)가 None입니다. 누산기가 h에서 x까지 따라가지 못했습니다. 순방향 모드에서 감시에 해당하는 것은 "
+                "primal입니다. `with mt.autodiff.ForwardAccumulator(x, u) as acc:` 안에서 바로 그 x로 h를 계산하세요.",
             )
         )
     if answer is not Ellipsis and np.allclose(as_array(answer, what), u):
