@@ -5,6 +5,7 @@ python notebooks/build_lessons.py --lang ko  # only one edition: en (notebooks/)
 python notebooks/build_lessons.py 01 05      # only lessons whose file name starts with these numbers
 python notebooks/build_lessons.py --no-run   # write without executing (outputs empty)
 python notebooks/build_lessons.py --student-edition OUT_DIR   # every lesson without solution cells, not run
+python notebooks/build_lessons.py --student-edition OUT_DIR --lang ko   # the same in Korean, into OUT_DIR/ko/
 """
 
 from __future__ import annotations
@@ -30,8 +31,13 @@ def lesson_modules() -> list:
     return [importlib.import_module(p.stem) for p in sorted((HERE / "lesson_sources").glob("l[0-9][0-9]_*.py"))]
 
 
-def student_edition(out_dir: Path, only: list[str]) -> list[Path]:
-    """Write the lessons without their solutions (nor outputs) into `out_dir`, with the checks they import."""
+def student_edition(out_dir: Path, only: list[str], lang: str = "en") -> list[Path]:
+    """Write the lessons without their solutions (nor outputs) into `out_dir`, with the checks they import.
+
+    The Korean edition goes into `out_dir/ko/`: a kernel started in a folder named ko gives Korean feedback.
+    """
+    if lang == "ko":
+        out_dir = out_dir / "ko"
     out_dir.mkdir(parents=True, exist_ok=True)
     shutil.copytree(
         HERE / "lesson_tools",
@@ -41,9 +47,9 @@ def student_edition(out_dir: Path, only: list[str]) -> list[Path]:
     )
     written = []
     for module in lesson_modules():
-        if only and not any(module.NAME.startswith(n) for n in only):
+        if only and not any(module.NAME.startswith(n) for n in only) or lang == "ko" and not translated(module):
             continue
-        written.append(nb.write(nb.notebook(module.CELLS, solutions=False), module.NAME, folder=out_dir))
+        written.append(nb.write(nb.notebook(module.CELLS, solutions=False, lang=lang), module.NAME, folder=out_dir))
     return written
 
 
@@ -73,7 +79,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.student_edition:
-        for path in student_edition(args.student_edition, args.only):
+        for path in student_edition(args.student_edition, args.only, args.lang or "en"):
             print(f"{path}: student edition, no solutions")
         return
     for module in lesson_modules():

@@ -150,6 +150,17 @@ def test_solutions_are_saved_without_outputs(path: Path) -> None:
         assert cell.execution_count is not None, f"{_id(path)} {cell.id}: the build ran it (and check said correct)"
 
 
+def test_korean_student_edition_speaks_korean(tmp_path: Path) -> None:
+    build = NOTEBOOKS / "build_lessons.py"
+    command = [sys.executable, str(build), "--student-edition", str(tmp_path), "--lang", "ko", "03"]
+    subprocess.run(command, check=True, capture_output=True)
+    lesson = _load(tmp_path / "ko" / "03_recording_and_watching.ipynb")
+    assert "학습 목표" in lesson.cells[0].source and not any(
+        "solution" in c.metadata.get("tags", []) for c in lesson.cells
+    )
+    assert (tmp_path / "ko" / "lesson_tools" / "language.py").is_file(), "the kernel in ko/ imports lesson_tools there"
+
+
 def test_student_edition_has_every_lesson_and_no_solution(tmp_path: Path) -> None:
     build = NOTEBOOKS / "build_lessons.py"
     subprocess.run([sys.executable, str(build), "--student-edition", str(tmp_path)], check=True, capture_output=True)
