@@ -110,8 +110,8 @@ CELLS = [
 
     `GradientTape` 튜토리얼이라면 모두 이 예로 시작합니다. $x$는 원소가 모두 1인 $2 \times 2$ 텐서(상수라서
     직접 감시합니다)이고, $y = \sum_{ij} x_{ij} = 4$, $z = y^2 = 16$입니다. 연쇄 법칙에 따라 모든 원소에서
-    $\frac{\partial z}{\partial x_{ij}} = \frac{dz}{dy} \cdot \frac{\partial y}{\partial x_{ij}} = 2y \cdot 1 = 8$
-    입니다. 그래디언트는 $x$와 shape이 같고, $y$ 같은 중간 결과도 소스가 될 수 있습니다.
+    $\frac{\partial z}{\partial x_{ij}} = \frac{dz}{dy} \cdot \frac{\partial y}{\partial x_{ij}} = 2y \cdot 1 = 8$입니다.
+    그래디언트는 $x$와 shape이 같고, $y$ 같은 중간 결과도 소스가 될 수 있습니다.
     """,
     ),
     code("""

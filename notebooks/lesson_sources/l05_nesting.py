@@ -248,8 +248,8 @@ CELLS = [
     $y = x^3 + 2t$이면
     $\frac{\partial y}{\partial x} = 3x^2,\; \frac{\partial y}{\partial t} = 2,\;
      \frac{\partial^2 y}{\partial x^2} = 6x,\; \frac{\partial^2 y}{\partial t^2} = 0,\;
-     \frac{\partial^2 y}{\partial x\,\partial t} = 0$
-    입니다. $(x, t) = (2, 5)$에서 일계 편미분은 $(12, 2)$입니다. $t$에 대한 이계 편미분은 `t`로 돌아가는 *경로가
+     \frac{\partial^2 y}{\partial x\,\partial t} = 0$입니다.
+    $(x, t) = (2, 5)$에서 일계 편미분은 $(12, 2)$입니다. $t$에 대한 이계 편미분은 `t`로 돌아가는 *경로가
     없어서*(일계도함수 $2$는 상수입니다) `None`으로 돌아오고, 여기서는 0을 뜻합니다. 0을 받고 싶다면
     `unconnected_gradients="zero"`를 요청하세요.
     """,
