@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import sys
+import textwrap
 from collections.abc import Callable, Iterator
 from io import BytesIO
 from pathlib import Path
@@ -135,4 +136,40 @@ def test_a_korean_plot_draws_every_glyph(caplog: pytest.LogCaptureFixture) -> No
         missing = [r.getMessage() for r in caplog.records if "glyph" in r.getMessage().lower()]
         assert not missing, missing
     finally:
+        matplotlib.rcdefaults()
+
+
+def _plot_words() -> str:
+    """Every Korean text the lessons' code cells hand to say(...): the words their plots draw."""
+    import ast
+
+    words = []
+    for source in (Path(__file__).resolve().parent.parent / "notebooks" / "lesson_sources").glob("l[0-9][0-9]_*.py"):
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and "say(" in node.value:
+                for call in ast.walk(ast.parse(textwrap.dedent(node.value))):
+                    if isinstance(call, ast.Call) and getattr(call.func, "id", None) == "say":
+                        words.append(ast.literal_eval(call.args[1]))
+    return "".join(words)
+
+
+def test_the_fonts_cover_every_word_the_korean_plots_draw() -> None:
+    """Each character of a Korean plot's labels is in DejaVu Sans or, for Hangul, in NanumGothic: no box."""
+    pytest.importorskip("koreanize_matplotlib")
+    from matplotlib import font_manager
+    from matplotlib.ft2font import FT2Font
+
+    try:
+        use_korean_font()
+        fonts = [
+            FT2Font(font_manager.findfont(name, fallback_to_default=False)) for name in ("DejaVu Sans", "NanumGothic")
+        ]
+        text = _plot_words()
+        assert HANGUL.search(text), "the lessons' plots have Korean words"
+        missing = sorted({c for c in text if not c.isspace() and all(f.get_char_index(ord(c)) == 0 for f in fonts)})
+        assert not missing, missing
+    finally:
+        set_language("en")
+        import matplotlib
+
         matplotlib.rcdefaults()
