@@ -24,13 +24,31 @@ CELLS = [
 
     (Adam, used below, rescales the step per parameter, but it needs exactly the same gradient.) The gradient with
     respect to tens of thousands of parameters is one reverse pass over the tape.
+    """, ko=r"""
+    # 8강 · 모델의 그래디언트와 사용자 정의 훈련 루프
+
+    **학습 목표.** 이 강의를 마치면
+    - 모델의 훈련 가능한 변수를 나열하고, 그 모두에 대한 손실의 그래디언트를 구할 수 있습니다.
+    - `model.compile()` / `model.fit()`으로 작은 합성곱 신경망을 훈련할 수 있습니다.
+    - 같은 훈련을 `GradientTape`을 둘러싼 루프로 쓸 수 있습니다. 순전파, 손실, `tape.gradient`,
+      `optimizer.apply_gradients` 순서이고, 두 방법이 같은 가중치를 준다는 것을 보일 수 있습니다.
+    - 훈련 스텝 하나의 테이프를 층별로 묶어 볼 수 있습니다.
+    - `Model.train_step`을 재정의해서 훈련 스텝을 바꾸면서도 `fit`을 그대로 쓸 수 있습니다.
+
+    **훈련 스텝**은 배치 $B$에 대해 모든 매개변수 $\theta$를 경사 하강법으로 한 번 갱신하는 것입니다.
+
+    $$L(\theta) = \frac{1}{|B|} \sum_{(x, y) \in B} \ell\big(f_\theta(x), y\big), \qquad
+      \theta \leftarrow \theta - \eta\, \nabla_\theta L(\theta)$$
+
+    (아래에서 쓰는 Adam은 매개변수마다 스텝의 크기를 조정하지만, 필요한 그래디언트는 정확히 같습니다.) 수만 개의
+    매개변수에 대한 그래디언트가 테이프를 거꾸로 한 번 훑는 것으로 나옵니다.
     """),
     code("""
     import matplotlib.pyplot as plt
     import numpy as np
 
     import minitape as mt
-    from lesson_tools import check
+    from lesson_tools import check, say  # say(english, korean): the words of a plot, in the lesson's language
 
     keras = mt.keras
     """),
@@ -39,6 +57,11 @@ CELLS = [
 
     `keras.datasets.digits.load_data()` returns the small digits set that scikit-learn bundles (1,797 images of
     8×8 pixels, grey levels 0 to 16), split once and for all into training and test sets. It works offline.
+    """, ko=r"""
+    ## 1. 데이터: 8×8 손글씨 숫자
+
+    `keras.datasets.digits.load_data()`는 scikit-learn에 들어 있는 작은 숫자 데이터셋(8×8 픽셀, 회색조 0~16의
+    이미지 1,797장)을 훈련 세트와 테스트 세트로 한 번 나누어 돌려줍니다. 인터넷 없이 동작합니다.
     """),
     code("""
     (x_train, y_train), (x_test, y_test) = keras.datasets.digits.load_data()
@@ -61,6 +84,11 @@ CELLS = [
 
     A subclassed `keras.Model` creates its layers in `__init__` and says how to use them in `call`. Layers create
     their variables the first time they see an input, so we call the model once on a batch.
+    """, ko=r"""
+    ## 2. 모델과 그 훈련 가능한 변수
+
+    `keras.Model`을 상속한 모델은 `__init__`에서 층을 만들고 `call`에서 그것을 어떻게 쓰는지 정합니다. 층은
+    입력을 처음 볼 때 변수를 만들므로, 배치 하나로 모델을 한 번 호출해 둡니다.
     """),
     code("""
     class DigitsCNN(keras.Model):
@@ -95,6 +123,9 @@ CELLS = [
     md(r"""
     The loss on a batch, and its gradient with respect to every variable, in one backward pass. The loss works on
     *logits* (unnormalised scores): `from_logits=True` applies a numerically stable log-softmax inside.
+    """, ko=r"""
+    배치 하나에 대한 손실과, 모든 변수에 대한 그 그래디언트를 역전파 한 번으로 구합니다. 손실은 *로짓*(정규화되지
+    않은 점수)을 받습니다. `from_logits=True`면 안에서 수치적으로 안정한 log-softmax를 적용합니다.
     """),
     code("""
     loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
@@ -112,6 +143,12 @@ CELLS = [
     `compile` chooses the optimizer, the loss and the metrics; `fit` runs the epochs. (The per-epoch progress bar is
     switched off here, so that the saved notebook does not depend on the machine's speed; we print the history.
     The last digits of the losses depend on the machine's numpy build, so the tests check only that it learns.)
+    """, ko=r"""
+    ## 3. `fit`으로 훈련하기
+
+    `compile`은 옵티마이저, 손실, 지표를 고르고, `fit`은 에포크를 돌립니다. (저장된 노트북이 기계 속도에 좌우되지
+    않도록 에포크마다의 진행 막대는 껐고, 대신 기록(history)을 출력합니다. 손실의 마지막 자릿수는 기계의 numpy
+    빌드에 따라 다르므로, 테스트는 학습이 되는지만 확인합니다.)
     """),
     volatile("""
     EPOCHS, BATCH = 5, 64
@@ -134,6 +171,14 @@ CELLS = [
       `None`, and `apply_gradients` says so);
     - `training=True` for layers that behave differently in training (dropout);
     - `tape.gradient(loss, model.trainable_variables)` then `apply_gradients(zip(gradients, variables))`.
+    """, ko=r"""
+    ## 4. 같은 훈련을 직접 쓰기
+
+    `fit`이 배치마다 하는 일이 이것입니다. 한 줄 한 줄이 중요합니다.
+    - 순전파**와** 손실이 테이프 안에서 실행됩니다(밖이라면 아무것도 기록되지 않아 그래디언트가 `None`이 되고,
+      `apply_gradients`가 그렇다고 알려 줍니다).
+    - 훈련 때 다르게 동작하는 층(드롭아웃)을 위해 `training=True`를 줍니다.
+    - `tape.gradient(loss, model.trainable_variables)`, 그다음 `apply_gradients(zip(gradients, variables))`입니다.
     """),
     volatile("""
     def train_step(model, optimizer, x, y):
@@ -159,6 +204,8 @@ CELLS = [
     """),
     md("""
     Same starting weights, same batches, same optimizer: the two models should be the same model. Are they?
+    """, ko=r"""
+    시작 가중치도, 배치도, 옵티마이저도 같습니다. 두 모델은 같은 모델이어야 합니다. 정말 그럴까요?
     """),
     code("""
     differences = [np.max(np.abs(a - b)) for a, b in zip(fitted.get_weights(), looped.get_weights())]
@@ -167,14 +214,16 @@ CELLS = [
     """),
     md("""
     The training loss of every step (noisy, since each batch differs) and `fit`'s average per epoch:
+    """, ko=r"""
+    스텝마다의 훈련 손실(배치마다 달라서 들쭉날쭉합니다)과 에포크마다의 `fit` 평균입니다.
     """),
     volatile("""
     steps_per_epoch = len(step_losses) // EPOCHS
     fig, ax = plt.subplots(figsize=(6, 3.2))
-    ax.plot(np.arange(1, len(step_losses) + 1), step_losses, label="hand-written loop, per step", alpha=0.7)
-    ax.plot(np.arange(1, EPOCHS + 1) * steps_per_epoch, history.history["loss"], "o-", label="fit, mean per epoch")
-    ax.set_xlabel("training step")
-    ax.set_ylabel("loss")
+    ax.plot(np.arange(1, len(step_losses) + 1), step_losses, label=say("hand-written loop, per step", "직접 쓴 루프, 스텝마다"), alpha=0.7)
+    ax.plot(np.arange(1, EPOCHS + 1) * steps_per_epoch, history.history["loss"], "o-", label=say("fit, mean per epoch", "fit, 에포크마다의 평균"))
+    ax.set_xlabel(say("training step", "훈련 스텝"))
+    ax.set_ylabel(say("loss", "손실"))
     ax.set_yscale("log")
     ax.legend()
     plt.show()
@@ -202,6 +251,28 @@ CELLS = [
     - **the variables**: each kernel and bias is a node of its own inside its layer's box. Click one: its gradient
       has its shape (the first kernel, `(3, 3, 1, 8)`, gets a `(3, 3, 1, 8)` gradient).
     - **what is not there**: the optimizer. Adam's update happens after `tape.gradient`, outside the tape.
+    """, ko=r"""
+    `fit`이 있는데 왜 루프를 직접 쓸까요? 그래야 어느 단계든 바꿀 수 있기 때문입니다. 그래디언트를 자르거나
+    들여다보고, 두 신경망을 서로 맞서게 훈련하고, 그래디언트 자체에 벌점을 주고(중첩 테이프), 원하는 것을 기록할 수
+    있습니다. 나머지는 모두 같은 네 줄 그대로입니다.
+
+    ## 5. 층별로 묶은 훈련 스텝 하나의 테이프
+
+    층은 저마다 `mt.name_scope(layer.name)` 안에서 실행되므로, 그 기록에는 층의 이름이 붙고 시각화 도구는 층마다
+    접을 수 있는 상자 하나로 묶어 보여 줍니다. 작은 배치로 스텝 하나를 기록해 봅시다.
+
+    **무엇을 볼까.** 그래프가 크니 한 번에 한 줄기씩 따라가세요.
+    - **왼쪽에서 오른쪽으로, 순전파**: 이미지 배치(shape `(4, 8, 8, 1)`인 상수)가 모델의 상자로 들어가고, 그 안에
+      층마다 상자가 하나씩 있습니다(틀을 누르면 접히고 펼쳐집니다. `conv2d` 상자마다 `Conv2D`, 편향을 더하는
+      `AddV2`, `Relu`가 있습니다). 손실은 오른쪽에 따로 상자가 있습니다. 합쳐진 연산 하나
+      `SparseSoftmaxCrossEntropyWithLogits`(log-softmax와 고른 원소, 이미지마다 손실 하나)와 `Mean`입니다. `Mean`이
+      손실을 보여 줄 때까지 단계를 넘기세요(▶ 또는 슬라이더). 훈련 전 모델이라면 $\ln 10 \approx 2.3$ 근처입니다.
+    - **오른쪽에서 왼쪽으로, 역전파**: 시드 $1$은 `Mean`에서 출발합니다. 그것이 *마지막* `dense` 상자에 먼저
+      들어가는 것을 보세요. 마지막 층의 변수가 가장 먼저, 첫 합성곱의 커널이 가장 나중에 그래디언트를 받습니다.
+      2강의 40줄짜리 테이프에서처럼 순전파의 순서를 뒤집은 것입니다.
+    - **변수**: 커널과 편향은 저마다 자기 층의 상자 안에 노드 하나로 있습니다. 하나를 눌러 보세요. 그래디언트는
+      변수와 shape이 같습니다(첫 커널 `(3, 3, 1, 8)`은 `(3, 3, 1, 8)` 그래디언트를 받습니다).
+    - **없는 것**: 옵티마이저입니다. Adam의 갱신은 `tape.gradient` 뒤에, 테이프 밖에서 일어납니다.
     """),
     volatile("""
     from minitape import widgets
@@ -224,6 +295,15 @@ CELLS = [
     and, as in Keras 3, the compiled metrics as one metric whose result is a dict). Here the step clips each gradient to a
     norm of at most 1 before the update, a common guard against exploding gradients, and counts its calls to prove
     that `fit` really used it:
+    """, ko=r"""
+    ## 6. `fit`은 그대로, 스텝만 바꾸기: `train_step` 재정의
+
+    `fit`은 배치마다 `model.train_step(batch)`를 부르는 루프이고, 기본 `train_step`은 4절에서 직접 쓴 스텝입니다.
+    그래서 스텝을 바꾸면서도 `fit`이 주는 나머지(에포크, 배치, 섞기, 콜백, 검증, 기록)를 모두 그대로 쓸 수
+    있습니다. 모델을 상속하고 `train_step`을 재정의하면 됩니다. 이 메서드는 배치 `(x, y)`를 받아 로그, 곧 지표
+    값의 dict를 돌려줍니다(`self.metrics`에는 손실 추적기와, Keras 3처럼 결과가 dict인 지표 하나로 묶인 컴파일된
+    지표들이 있습니다). 여기서는 갱신 전에 그래디언트마다 노름이 1을 넘지 않도록 자르고(그래디언트 폭주를 막는
+    흔한 방법입니다), `fit`이 정말 이 스텝을 썼는지 보이려고 호출 횟수를 셉니다.
     """),
     volatile("""
     class ClippedDigitsCNN(DigitsCNN):
@@ -267,6 +347,15 @@ CELLS = [
     **Exercise 8.1.** A `keras.layers.Dense(3)` layer is called on inputs with 4 features. How many trainable
     variables does it have, and how many numbers do they hold in total? Answer with the pair
     `(variables, numbers)` (build one and look, or work it out from $y = xW + b$).
+    """, ko=r"""
+    Keras는 평가(`evaluate`가 쓰는 `test_step`)와 예측에도 같은 방식의 훅을 둡니다. 루프가 아니라 스텝을
+    재정의하세요. 진행 막대, 콜백, 기록은 덤으로 따라옵니다.
+
+    ## 연습 문제
+
+    **연습 문제 8.1.** `keras.layers.Dense(3)` 층을 특성이 4개인 입력으로 호출합니다. 훈련 가능한 변수는 몇 개이고,
+    그 변수들에 든 숫자는 모두 몇 개일까요? 쌍 `(variables, numbers)`로 답하세요(하나 만들어서 보거나,
+    $y = xW + b$에서 계산해 보세요).
     """),
     code("""
     answer = ...  # (number of variables, number of numbers)
@@ -285,6 +374,11 @@ CELLS = [
     mean squared error between `model(x)` and `y` with a tape, then update every trainable variable in place with
     `variable.assign_sub(learning_rate * gradient)`. Return the loss. The check trains a tiny model with it and
     compares with a reference.
+    """, ko=r"""
+    **연습 문제 8.2.** **옵티마이저 없이** `sgd_step(model, x, y, learning_rate)`를 직접 작성하세요. 테이프로
+    `model(x)`와 `y` 사이의 평균 제곱 오차를 계산하고, 훈련 가능한 변수마다
+    `variable.assign_sub(learning_rate * gradient)`로 제자리에서 갱신합니다. 손실을 돌려주세요. 확인 함수가 이것으로
+    작은 모델을 훈련해서 기준과 비교합니다.
     """),
     code("""
     def sgd_step(model, x, y, learning_rate):
@@ -317,5 +411,17 @@ CELLS = [
     - To customise a step but keep `fit`, override `train_step(self, data)`: `fit` calls it once per batch.
 
     Next: [lesson 9](09_forward_vs_reverse_mode.ipynb), forward mode and why training uses reverse mode.
+    """, ko=r"""
+    ## 정리
+
+    - 모델의 `trainable_variables`가 그래디언트의 소스이고, 역전파 한 번이 그 모두를 줍니다.
+    - `fit`은 훈련 스텝의 루프를 돌립니다. 직접 쓴 `train_step`은 그 루프를 눈에 보이게 만든 것입니다. 테이프
+      안에서 순전파와 손실, `tape.gradient`, `optimizer.apply_gradients`. 가중치, 배치, 옵티마이저가 같으면 같은
+      모델이 나옵니다.
+    - 루프를 직접 쓰는 것이 훈련을 바꾸는 방법입니다. 층별로 묶은 스텝의 테이프가 그것이 무엇을 계산하는지
+      보여 줍니다.
+    - 스텝은 바꾸고 `fit`은 그대로 쓰려면 `train_step(self, data)`를 재정의하세요. `fit`이 배치마다 한 번 부릅니다.
+
+    다음: [9강](09_forward_vs_reverse_mode.ipynb), 순방향 모드와 훈련에 역방향 모드를 쓰는 이유.
     """),
 ]

@@ -5,10 +5,15 @@ nbval will compare against. Execution records no timings and no personal metadat
 defines a function, solution_N_M(), that the cell runs only when the lessons are built or tested (the
 environment variable lesson_tools.checking.RUN_SOLUTIONS; nbval's is set by notebooks/conftest.py): a
 student's "Run All" keeps their own answers. Solutions keep no output: the saved notebook must not show them.
+
+One source, two languages: a Markdown cell carries its English text and, as `md(en, ko=...)`, its Korean
+text; `notebook(cells, lang="ko")` builds the Korean edition (notebooks/ko/) from the same cells, and
+refuses a cell without its Korean text, so an edition never mixes languages. Code cells are the same in both.
 """
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 import sys
@@ -25,15 +30,20 @@ sys.path.insert(0, str(NOTEBOOKS))  # lesson_tools, beside the lessons
 from lesson_tools.checking import RUN_SOLUTIONS  # noqa: E402
 
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+KOREAN = "_ko"  # a Markdown cell's Korean text, kept in its metadata until notebook() picks the language
+FOLDERS = {"en": NOTEBOOKS, "ko": NOTEBOOKS / "ko"}  # each edition's lessons
 
 
 def _clean(text: str) -> str:
     return textwrap.dedent(text).strip("\n")
 
 
-def md(text: str) -> nbformat.NotebookNode:
-    """A Markdown cell (text is dedented, so it can be written indented in the lesson file)."""
-    return nbformat.v4.new_markdown_cell(_clean(text))
+def md(text: str, ko: str | None = None) -> nbformat.NotebookNode:
+    """A Markdown cell in English and, with `ko`, in Korean (both dedented: write them indented in the lesson)."""
+    cell = nbformat.v4.new_markdown_cell(_clean(text))
+    if ko is not None:
+        cell.metadata[KOREAN] = _clean(ko)
+    return cell
 
 
 def code(text: str, *tags: str, hidden: bool = False) -> nbformat.NotebookNode:
@@ -82,7 +92,11 @@ def solution(text: str) -> list[nbformat.NotebookNode]:
         "<details><summary><b>Solution</b> (try first!)</summary>\n\n"
         "The solution is the collapsed code cell just below: click the <code>⋯</code> "
         f"(or the blue bar at its left) to show it. To see it checked, run <code>{name}()</code> in a new cell.\n"
-        "</details>"
+        "</details>",
+        ko="<details><summary><b>해답</b> (먼저 직접 풀어 보세요!)</summary>\n\n"
+        "해답은 바로 아래의 접힌 코드 셀에 있습니다. <code>⋯</code>(또는 셀 왼쪽의 파란 막대)를 누르면 "
+        f"펼쳐집니다. 확인 결과를 보려면 새 셀에서 <code>{name}()</code>을 실행하세요.\n"
+        "</details>",
     )
     return [pointer, code(source, SOLUTION, "nbval-ignore-output", hidden=True)]
 
@@ -91,13 +105,24 @@ def is_solution(cell: nbformat.NotebookNode) -> bool:
     return SOLUTION in cell.metadata.get("tags", [])
 
 
-def notebook(cells: list, solutions: bool = True) -> nbformat.NotebookNode:
-    """The notebook of a lesson; without `solutions` (the student edition), each solution and its pointer go."""
+def _in_language(cell: nbformat.NotebookNode, lang: str) -> nbformat.NotebookNode:
+    """A copy of `cell` with its text in `lang`; a Markdown cell without Korean text cannot be in the Korean edition."""
+    cell = copy.deepcopy(cell)
+    korean = cell.metadata.pop(KOREAN, None)
+    if lang == "ko" and cell.cell_type == "markdown":
+        if korean is None:
+            raise ValueError(f"this Markdown cell has no Korean text (md(..., ko=...)):\n{cell.source[:300]}")
+        cell.source = korean
+    return cell
+
+
+def notebook(cells: list, solutions: bool = True, lang: str = "en") -> nbformat.NotebookNode:
+    """The notebook of a lesson in `lang`; without `solutions` (the student edition), each solution and its pointer go."""
     flat = []
     for c in cells:
         group = c if isinstance(c, list) else [c]
         if solutions or not any(is_solution(cell) for cell in group):
-            flat.extend(group)
+            flat.extend(_in_language(cell, lang) for cell in group)
     nb = nbformat.v4.new_notebook()
     nb.cells = flat
     nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
@@ -106,14 +131,17 @@ def notebook(cells: list, solutions: bool = True) -> nbformat.NotebookNode:
     return nb
 
 
-def execute(nb: nbformat.NotebookNode, timeout: int = 120) -> nbformat.NotebookNode:
-    """Run every cell in order in a fresh python3 kernel, from the notebooks folder (as Jupyter and nbval do)."""
+def execute(nb: nbformat.NotebookNode, timeout: int = 120, folder: Path = NOTEBOOKS) -> nbformat.NotebookNode:
+    """Run every cell in order in a fresh python3 kernel, from the lesson's folder (as Jupyter and nbval do).
+
+    The folder chooses the language of check()'s feedback: a kernel started in notebooks/ko/ speaks Korean.
+    """
     client = NotebookClient(
         nb,
         timeout=timeout,
         kernel_name="python3",
         record_timing=False,
-        resources={"metadata": {"path": str(NOTEBOOKS)}},
+        resources={"metadata": {"path": str(folder)}},
     )
     os.environ[RUN_SOLUTIONS] = "1"  # the kernel inherits it: solution cells run, and must be judged correct
     client.execute()
@@ -133,7 +161,7 @@ def _expect_correct(cell: nbformat.NotebookNode) -> None:
     if "check(" not in cell.source:
         return
     printed = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
-    if ": correct!" not in printed:
+    if ": correct!" not in printed and ": 정답입니다!" not in printed:
         raise RuntimeError(f"solution cell {cell.id} is not judged correct by check():\n{printed}")
 
 

@@ -92,6 +92,7 @@ def test_lessons_run_in_a_fresh_binder_environment(tmp_path: Path) -> None:
     lessons = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     sources = list((ROOT / "notebooks" / "lesson_sources").glob("l[0-9][0-9]_*.py"))
     assert len(lessons) == len(sources) >= 11, "every lesson source has its notebook"
+    lessons += sorted(str(p.relative_to(ROOT)) for p in (ROOT / "notebooks" / "ko").glob("[0-9][0-9]_*.ipynb"))
     result = _run(
         [
             venv_python,
