@@ -497,6 +497,12 @@ CELLS = [
       derivative along one input direction, so a full gradient takes one pass per input.
     - `GradientTape` is the same tape with tensors; `TapeView` draws its records and replays both passes.
 
+    **Now read the real one.** minitape's engine is in `minitape/engine/`, and its `__init__.py` gives the order to
+    read it in (README, "Reading the engine", lists the files with their lengths). Follow `mt.sin(x)`: its row in
+    `minitape/ops/math_ops.py` holds the forward (`np.sin`) beside the rule (`g * cos(x)`); `engine/execute.py`'s
+    `apply` runs it and records it, as our `apply` above does; `engine/backprop.py`'s `backward` is our `backward`
+    loop of section 3, with the rule call and the `+=` (the sum of contributions) in helpers of their own.
+
     Next: [lesson 3](03_recording_and_watching.ipynb), what exactly a tape records and watches.
     """,
         ko=r"""
@@ -509,6 +515,13 @@ CELLS = [
     - 순방향 모드는 값마다 접선 성분을 함께 밀고 갑니다(이중수, $\varepsilon^2 = 0$). 한 번의 패스로 입력 방향
       하나의 도함수가 나오므로, 그래디언트 전체에는 입력마다 패스가 한 번씩 필요합니다.
     - `GradientTape`은 텐서를 담은 같은 테이프입니다. `TapeView`는 그 기록을 그리고 두 패스를 다시 보여 줍니다.
+
+    **이제 진짜 엔진을 읽어 봅시다.** minitape의 엔진은 `minitape/engine/`에 있고, 그 `__init__.py`에 읽을 순서가
+    적혀 있습니다(README의 "Reading the engine"에 파일과 줄 수가 있습니다). `mt.sin(x)`를 따라가 보세요.
+    `minitape/ops/math_ops.py`의 한 줄에 순전파(`np.sin`)와 그래디언트 규칙(`g * cos(x)`)이 나란히 있고,
+    `engine/execute.py`의 `apply`가 그 연산을 실행하고 기록합니다. 위에서 만든 `apply`가 하던 일입니다.
+    `engine/backprop.py`의 `backward`는 3절의 `backward` 루프이고, 규칙 호출과 `+=`(기여의 합)는 각각 이름 붙은 함수로
+    나뉘어 있습니다.
 
     다음: [3강](03_recording_and_watching.ipynb), 테이프가 정확히 무엇을 기록하고 감시하는지.
     """,
