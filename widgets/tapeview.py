@@ -10,9 +10,9 @@ import anywidget
 import traitlets
 
 from . import export, steps
+from .formatting import resolve
 from .scene import scene as build_scene
 
-_HERE = Path(__file__).parent
 PNG_MAX_NODES = 500  # above this, `dot -Tpng` takes about a second and the PNG weighs half a megabyte
 
 
@@ -24,10 +24,13 @@ class TapeView(anywidget.AnyWidget):
     direction: "LR" (left to right), "TB" (top to bottom), or "auto" (LR unless the graph gets too wide).
     `collapse` draws name scopes as one box each: True for every top-level scope, or a list of scope
     paths (e.g. ["sequential/dense"]); in the browser, clicking a scope's frame folds it too.
+    `lang` is the language of every word the view shows: "en" or "ko" (default: `set_language`'s, "en").
     """
 
-    _esm = _HERE / "tapeview.js"
-    _css = _HERE / "tapeview.css"
+    # Strings, not Paths: anywidget keeps every widget whose _esm or _css is a Path in a registry (to reload
+    # it when the file changes), so a closed view would never be freed with its scene and values.
+    _esm = export.script()
+    _css = export.style()
     scene = traitlets.Dict().tag(sync=True)
     step = traitlets.Int(0).tag(sync=True)
     folded = traitlets.List().tag(sync=True)  # scope paths folded by a click in the browser
@@ -39,19 +42,20 @@ class TapeView(anywidget.AnyWidget):
         sources: Any = None,
         rankdir: str = "auto",
         collapse: Any = None,
+        lang: str | None = None,
         **kwargs: Any,
     ) -> None:
         if rankdir not in ("auto", "LR", "TB", "RL", "BT"):
             raise ValueError(f'TapeView: rankdir must be "auto", "LR", "TB", "RL" or "BT", not {rankdir!r}')
         self.model = steps.build(tape, target, sources)
-        self._collapse, self._rankdir = collapse, rankdir
+        self._collapse, self._rankdir, self.lang = collapse, rankdir, resolve(lang)
         self._png: bytes | None = None
-        super().__init__(scene=build_scene(self.model, rankdir, collapse), **kwargs)
+        super().__init__(scene=build_scene(self.model, rankdir, collapse, self.lang), **kwargs)
         self.observe(self._refold, names="folded")
 
     def _refold(self, change: Any) -> None:
         """A scope folded or unfolded in the browser: lay the graph out again, the folded scopes as small boxes."""
-        self.scene = build_scene(self.model, self._rankdir, list(change["new"]) or False)
+        self.scene = build_scene(self.model, self._rankdir, list(change["new"]) or False, self.lang)
 
     @property
     def n_steps(self) -> int:
