@@ -107,12 +107,7 @@ def _draw_labels(root: ET.Element, scene: dict, event: dict, by_id: dict) -> Non
     labelled = {edge for edge, _, _ in event["labels"]}
     labels = list(event["labels"])
     for edge, (reason, text) in scene.get("cuts", {}).items():
-        if f"e-{edge}" in by_id:
-            _add_class(by_id[f"e-{edge}"], "cut")
-            tip = by_id[f"e-{edge}"].find(f"{{{_SVG}}}title")
-            if tip is not None and "->" in (tip.text or ""):
-                src, dst = tip.text.split("->", 1)
-                tip.text = scene["words"]["cut_tip"].format(src=src, dst=dst, reason=reason)
+        _mark_cut(by_id.get(f"e-{edge}"), scene["words"]["cut_tip"], reason)
         if edge not in labelled:  # the step's own label takes the slot while it shows
             labels.append([edge, text, "cut"])
     for edge, text, cls in labels:
@@ -121,6 +116,17 @@ def _draw_labels(root: ET.Element, scene: dict, event: dict, by_id: dict) -> Non
         if text and edge in scene["anchors"]:
             _label(graph, scene["anchors"][edge], text, cls)
     graph.extend(node_groups)
+
+
+def _mark_cut(g: ET.Element | None, tip_words: str, reason: str) -> None:
+    """A cut edge: dashed by its class, the whole reason in its tooltip."""
+    if g is None:
+        return
+    _add_class(g, "cut")
+    tip = g.find(f"{{{_SVG}}}title")
+    if tip is not None and "->" in (tip.text or ""):
+        src, dst = tip.text.split("->", 1)
+        tip.text = tip_words.format(src=src, dst=dst, reason=reason)
 
 
 def _label(graph: ET.Element, at: list, text: str, cls: str) -> None:

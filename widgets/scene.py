@@ -76,8 +76,7 @@ def node_updates(model: StepModel, lang: str = "en") -> list:
     """Per event: [node id, value line, gradient line, css classes, the card's "now"] of each node it changes."""
     flows = "tangent" if model.mode == "forward" else "gradient"
     return [
-        [[node, *node_lines(state, lang, flows)] for node, state in changes.items()]
-        for changes in node_changes(model)
+        [[node, *node_lines(state, lang, flows)] for node, state in changes.items()] for changes in node_changes(model)
     ]
 
 

@@ -304,7 +304,9 @@ class TapeGraph:
         an integer dtype that nothing recorded uses (the tape does not follow integers).
         """
         value = target.numpy()
-        node = self._add(Node(f"in{self.leaf_count['in']}", "constant", "target (not recorded)", value=value, unrecorded=True))
+        node = self._add(
+            Node(f"in{self.leaf_count['in']}", "constant", "target (not recorded)", value=value, unrecorded=True)
+        )
         self.leaf_count["in"] += 1
         node.shape, node.dtype, node.values = tuple(target.shape), target.dtype.name, [value]
         node.value_note = msg("note_unrecorded")
