@@ -16,8 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from .summary import describe
-
 LANGUAGES = ("en", "ko")
 _settings = {"language": "en"}
 
@@ -178,17 +176,51 @@ def short(value: Any) -> str:
     return text + (" NaN!" if bad else "")
 
 
-def full(value: Any) -> str:
+def full(value: Any, lang: str = "en") -> str:
     """A clicked node's value: every number when few, else shape, dtype, range, mean and the first entries."""
     if value is None:
         return "None"
-    if np.size(value) <= SMALL:
+    if np.size(value) <= SMALL:  # numpy's printer costs ~0.1 ms a call: thousands of nodes add up
         return small_text(np.asarray(value))
-    return describe(value)
+    return describe(value, lang)
 
 
-def shape_text(shape: tuple, dtype: str) -> str:
-    text = "scalar" if shape == () else "×".join(str(d) for d in shape)
+FULL_LIMIT = 16  # up to this many elements, a card shows every number
+FIRST = 6  # entries shown at the start of a summarised tensor
+
+
+def describe(value: Any, lang: str = "en") -> str:
+    """A short, stable text for `value`: all entries up to FULL_LIMIT, else shape, dtype, min/max/mean and a few.
+
+    A 64×128 gradient printed in full is thousands of characters that nobody reads and that push the
+    graph off the screen; its shape, dtype, range, mean and first entries say what a student needs.
+    """
+    if value is None:
+        return "None"
+    a = np.asarray(value)
+    if a.size <= FULL_LIMIT:
+        return (
+            small_text(a) if a.ndim == 0 else np.array2string(a, precision=4, separator=", ", formatter={"all": number})
+        )
+    w = WORDS[lang]
+    lines = [w["summary_shape"].format(shape=list(a.shape), dtype=a.dtype.name, n=a.size)]
+    if a.dtype.kind in "biuf":
+        flat = a.astype(np.float64).ravel()
+        finite = flat[np.isfinite(flat)]
+        if finite.size:
+            lines.append(
+                w["summary_range"].format(lo=number(finite.min()), hi=number(finite.max()), mean=number(finite.mean()))
+            )
+        bad = flat.size - finite.size
+        if bad:
+            nans = int(np.isnan(flat).sum())
+            lines.append(w["summary_bad"].format(nan=nans, inf=bad - nans))
+    lines.append(w["summary_first"].format(first=", ".join(number(x) for x in a.ravel()[:FIRST])))
+    return "\n".join(lines)
+
+
+def shape_text(shape: tuple, dtype: str, lang: str = "en") -> str:
+    text = WORDS[lang]["scalar"] if shape == () else "×".join(str(d) for d in shape)
     return f"{text} {dtype}".strip()
 
 
@@ -339,6 +371,10 @@ WORDS: dict[str, dict[str, Any]] = {
         "recorded_by": "the backward pass of {what}",
         "uses": "drawn once per use: {n} copies ({leaf}-use1 to {leaf}-use{n})",
         "value_kept_not": "{shape}, {dtype}: {note}",
+        "summary_shape": "shape {shape}, dtype {dtype}, {n} entries",
+        "summary_range": "min {lo}, max {hi}, mean {mean}",
+        "summary_bad": "non-finite: {nan} NaN, {inf} inf",
+        "summary_first": "first entries: {first}, …",
         "kind_variable": "variable",
         "kind_watched": "watched tensor",
         "kind_constant": "constant (not watched)",
@@ -482,6 +518,10 @@ WORDS: dict[str, dict[str, Any]] = {
         "recorded_by": "{what}의 역전파",
         "uses": "사용할 때마다 따로 그림: 복사본 {n}개 ({leaf}-use1 ~ {leaf}-use{n})",
         "value_kept_not": "{shape}, {dtype}: {note}",
+        "summary_shape": "형태 {shape}, 자료형 {dtype}, 원소 {n}개",
+        "summary_range": "최솟값 {lo}, 최댓값 {hi}, 평균 {mean}",
+        "summary_bad": "유한하지 않은 값: NaN {nan}개, inf {inf}개",
+        "summary_first": "처음 원소: {first}, …",
         "kind_variable": "변수",
         "kind_watched": "감시하는 텐서",
         "kind_constant": "상수 (감시하지 않음)",
@@ -603,13 +643,13 @@ def end_text(state: Any, lang: str) -> str:
     if isinstance(state.grad, NoGradient):
         why = why_text(state.grad.reason, lang)
         return "None" + (f"  ({why})" if why else "")
-    return full(state.grad)
+    return full(state.grad, lang)
 
 
 def value_text(node: Any, lang: str) -> str:
     """A node's value for its card: every number, a summary when large, or its shape and dtype and why unknown."""
     if node.value is not None:
-        text = full(node.value)
+        text = full(node.value, lang)
         return text + (f"  ({render(node.value_note, lang)})" if node.value_note else "")
     note = render(node.value_note, lang) if node.value_note else WORDS[lang]["note_not_kept"]
     shape = WORDS[lang]["scalar"] if node.shape == () else str(list(node.shape))

@@ -131,7 +131,12 @@ class _Dot:
     def node(self, n: Node, indent: str) -> None:
         value, grad = self.longest[n.id]
         title = title_text(n, self.lang) + (f"  {word('target_mark', self.lang)}" if n.is_target else "")
-        texts = (title, shape_text(n.shape, n.dtype), value or word("value_unknown", self.lang), grad or "grad None")
+        texts = (
+            title,
+            shape_text(n.shape, n.dtype, self.lang),
+            value or word("value_unknown", self.lang),
+            grad or "grad None",
+        )
         label = "\\n".join(dot_escape(t) for t in texts)
         extra = " peripheries=2" if n.is_target else ""
         self.lines.append(f'{indent}{n.id} [id="n-{n.id}" class="{n.kind}" label="{label}" {STYLE[n.kind]}{extra}];')

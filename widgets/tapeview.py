@@ -9,7 +9,7 @@ from typing import Any
 import anywidget
 import traitlets
 
-from . import export, steps
+from . import export, lifetime, steps
 from .formatting import resolve
 from .scene import scene as build_scene
 
@@ -52,6 +52,7 @@ class TapeView(anywidget.AnyWidget):
         self._png: bytes | None = None
         super().__init__(scene=build_scene(self.model, rankdir, collapse, self.lang), **kwargs)
         self.observe(self._refold, names="folded")
+        lifetime.adopt(self)  # closed when its cell runs again: ipywidgets would keep it (and its values) forever
 
     def _refold(self, change: Any) -> None:
         """A scope folded or unfolded in the browser: lay the graph out again, the folded scopes as small boxes."""
