@@ -399,44 +399,51 @@ function renderTapeView(el, data, onStep, onFold, startStep = 0) {
     place(id, reveal);
   }
 
-  // Put the details card in a corner of the graph box where it covers neither the selected node nor
-  // the step's node and edges; if no corner is free, pan the graph away from the card and try again.
-  function overlaps(a, b) {
-    return Math.min(a.right, b.right) > Math.max(a.left, b.left) && Math.min(a.bottom, b.bottom) > Math.max(a.top, b.top);
+  // Put the details card in a corner of the graph box where it covers neither the selected node nor the
+  // step's node (nor, where it can, the step's edges); if no corner is free, slide the graph away from the
+  // card and try again; if still none, dock the card beside the graph, above the step's explanation.
+  function overlaps(a, b, margin = 0) {  // a margin for the strokes and shadow drawn around a node's box
+    return Math.min(a.right, b.right + margin) > Math.max(a.left, b.left - margin)
+      && Math.min(a.bottom, b.bottom + margin) > Math.max(a.top, b.top - margin);
   }
   const CORNERS = [[false, false], [true, false], [false, true], [true, true]];  // [left, low]
-  function guarded() {
+  function guarded(withEdges) {
     const ev = events[current];
     const out = [nodes[selected]?.g];
-    if (ev.node) out.push(nodes[ev.node]?.g);
-    for (const e of ev.edges) out.push(edges[e]);
+    if (ev.node) out.push(nodes[ev.node]?.g || clusterEls[hiddenBy(ev.node)]?.g);
+    if (withEdges) for (const e of ev.edges) out.push(edges[e]);
     return out.filter((g) => g && g.style.display !== "none");
   }
   function corner(keep) {
+    // a node's box without its stroke and shadow, which grow with the zoom (a selected node's reach 10 units)
+    const margin = 10 * ((svg.getBoundingClientRect().width || natural) / natural) + 4;
     for (const [left, low] of CORNERS) {
       details.classList.toggle("tv-left", left);
       details.classList.toggle("tv-low", low);
       const card = details.getBoundingClientRect();
-      if (!keep.some((g) => overlaps(card, g.getBoundingClientRect()))) return true;
+      if (!keep.some((g) => overlaps(card, g.getBoundingClientRect(), margin))) return true;
     }
     return false;
+  }
+  function dock(on) {
+    details.classList.toggle("tv-docked", on);
+    if (on && details.parentNode !== panel) panel.prepend(details);
+    if (!on && details.parentNode !== graphWrap) graphWrap.append(details);
+  }
+  function slide(keep) {
+    details.classList.remove("tv-left", "tv-low");
+    const card = details.getBoundingClientRect();
+    const rightmost = Math.max(...keep.map((k) => k.getBoundingClientRect().right));
+    graph.scrollLeft += rightmost - (card.left - 16);
   }
   function place(id, reveal) {
     const g = nodes[id]?.g;
     if (g && reveal) pan(g);
-    const keep = guarded();
-    if (!corner(keep)) {
-      // no free corner at this scroll: move what must stay visible to the side away from the card
-      details.classList.remove("tv-left", "tv-low");
-      const card = details.getBoundingClientRect();
-      const area = graph.getBoundingClientRect();
-      const rightmost = Math.max(...keep.map((k) => k.getBoundingClientRect().right));
-      graph.scrollLeft += rightmost - (card.left - 16);
-      if (!corner(keep)) {
-        graph.scrollLeft -= rightmost - (card.left - 16);
-        graph.scrollTop += Math.max(...keep.map((k) => k.getBoundingClientRect().bottom)) - area.top - 16;
-        corner(keep);
-      }
+    dock(false);
+    const keep = guarded(false);
+    if (!(corner(guarded(true)) || corner(keep))) {
+      if (reveal && keep.length) slide(keep);
+      if (!corner(keep)) dock(true);
     }
     if (reveal) details.scrollIntoView({ block: "nearest", inline: "nearest" });
   }
