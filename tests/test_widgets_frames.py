@@ -213,3 +213,12 @@ def test_the_language_is_chosen_per_view_or_for_all():
     with pytest.raises(ValueError, match=r"lang must be one of \['en', 'ko'\]"):
         widgets.set_language("fr")
     assert scene.scene(model)["words"]["play"] == "play"
+
+
+def test_the_browser_gets_every_word_it_writes():
+    script = export.script()
+    used = set(re.findall(r"\bW\.(\w+)", script))
+    tape, f, _ = examples.fan_out()
+    words = scene.scene(steps.build(tape, f), lang="ko")["words"]
+    assert used and used <= set(words), used - set(words)
+    assert all(words[k] for k in used)

@@ -672,15 +672,15 @@ def cut_label(reason: Any, lang: str) -> str:
     return WORDS[lang]["cut_label"].format(reason=shorten(why_text(reason, lang), LABEL_LIMIT))
 
 
+# The words `tapeview.js` writes itself (buttons, the card's rows, the counter); the rest comes written out.
+JS_WORDS = (
+    "back back_tip close close_tip counter cut_tip fit fit_tip folded_nodes follow follow_tip forward_btn "
+    "forward_tip hint input nan_card none_scope not_reached panel_title pause play play_tip reset reset_tip "
+    "row_code row_cut row_dtype row_end row_kind row_nan row_node row_now row_op row_recorded_by row_scope "
+    "row_shape row_uses row_value scope_aria selected selected_node speed step_label unfold_hint zoom_in zoom_out"
+).split()
+
+
 def js_words(lang: str) -> dict:
-    """The words the browser itself writes (buttons, card rows, counter), for `tapeview.js`."""
-    keys = [
-        k
-        for k, v in WORDS["en"].items()
-        if isinstance(v, str)
-        and k.split("_")[0]
-        in ("reset", "back", "play", "pause", "forward", "zoom", "fit", "follow", "speed", "step", "close", "selected")
-    ]
-    keys += ["counter", "panel_title", "hint", "unfold_hint", "scope_aria", "folded_nodes", "cut_tip", "row_nan"]
-    keys += ["nan_card", "not_reached", "partial_mark", "row_now", "row_end"]
-    return {k: WORDS[lang][k] for k in keys}
+    """The words the browser itself writes, for `tapeview.js`."""
+    return {k: WORDS[lang][k] for k in JS_WORDS}
