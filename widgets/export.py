@@ -16,7 +16,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-from .formatting import clean
+from .formatting import WORDS, clean
 from .layout import INSTALL_HINT, GraphvizNotFoundError
 from .steps import StepModel
 
@@ -147,9 +147,10 @@ def _json_for_script(data: dict) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def html_page(scene: dict, title: str = "minitape tape view") -> str:
+def html_page(scene: dict, title: str | None = None) -> str:
     """One self-contained HTML page: style, script and data inlined; no network, no kernel."""
-    title = clean(title)  # a lone surrogate or control character must not break the file
+    # the default title in the view's language; a lone surrogate or control character must not break the file
+    title = clean(title if title is not None else WORDS[scene.get("lang", "en")]["page_title"])
     js = re.sub(r"\nfunction render\(\{ model, el \}\).*", "\n", script(), flags=re.S)  # the notebook glue only
     return f"""<!DOCTYPE html>
 <html lang="{scene.get("lang", "en")}">
@@ -178,7 +179,7 @@ window.tapeviewRenderMs = performance.now() - start;
 """
 
 
-def save_html(scene: dict, path: str | Path, title: str = "minitape tape view") -> Path:
+def save_html(scene: dict, path: str | Path, title: str | None = None) -> Path:
     path = Path(path)
     path.write_text(html_page(scene, title), encoding="utf-8")
     return path

@@ -19,7 +19,7 @@ import numpy as np
 LANGUAGES = ("en", "ko")
 _settings = {"language": "en"}
 
-NAME_LIMIT = 2000  # characters of a name kept anywhere (the card); drawn labels are shorter still
+NAME_LIMIT = 500  # characters of a name kept anywhere (the card, the panel); drawn labels are shorter still
 LABEL_LIMIT = 40  # characters of a name or reason drawn inside the graph
 SMALL = 4  # up to this many elements a node shows every number
 
@@ -117,9 +117,11 @@ def shorten(text: str, limit: int) -> str:
         return text
     cut = text[: limit - 1]
     space = cut.rfind(" ")
-    if space > limit * 2 // 3:
+    if space > limit // 2:
         cut = cut[:space]
-    return cut.rstrip() + "…"
+    if cut.count("(") > cut.count(")"):  # an aside cut open reads badly: "(e.g.…"
+        cut = cut[: cut.rfind("(")]
+    return cut.rstrip(" ,;:") + "…"
 
 
 # ---- numbers -------------------------------------------------------------------------------------------
@@ -307,6 +309,7 @@ RULES: dict[str, tuple[str, ...]] = {
 WORDS: dict[str, dict[str, Any]] = {
     "en": {
         # buttons, controls, legends
+        "page_title": "minitape tape view",
         "reset": "reset",
         "reset_tip": "back to the start",
         "back": "step",
@@ -455,6 +458,7 @@ WORDS: dict[str, dict[str, Any]] = {
         "rule_vjp": "vector-Jacobian product of {op} (input {slot})",
     },
     "ko": {
+        "page_title": "minitape 테이프 보기",
         "reset": "처음으로",
         "reset_tip": "처음 단계로 돌아가기",
         "back": "이전",

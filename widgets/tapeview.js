@@ -165,6 +165,8 @@ function renderTapeView(el, data, onStep, onFold, startStep = 0) {
     const g = svg.getElementById ? svg.getElementById(`n-${id}`) : svg.querySelector(`[id="n-${id}"]`);
     if (!g) continue;
     const texts = g.querySelectorAll("text");
+    // Graphviz drew the longest text each line will hold (to size the box); before any step, they are blank
+    for (const t of [texts[2], texts[3]]) if (t) t.textContent = "";
     nodes[id] = { g, value: texts[2], grad: texts[3], row: [id, "", "", "", W.not_reached] };
     const i = data.info[id] || {};
     g.addEventListener("click", () => {

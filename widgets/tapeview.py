@@ -66,7 +66,7 @@ class TapeView(anywidget.AnyWidget):
         """The graph at `step` as an SVG string; by default the step the view shows now (-1: the last)."""
         return export.to_svg(self.scene, self.step if step is None else step)
 
-    def save_html(self, path: str | Path, title: str = "minitape tape view") -> Path:
+    def save_html(self, path: str | Path, title: str | None = None) -> Path:
         """Write one self-contained HTML file that animates offline (for slides and course websites)."""
         return export.save_html(self.scene, path, title)
 
