@@ -50,7 +50,8 @@ def test_clean_escapes_and_shortens():
     assert formatting.clean("a\x00b") == "a\\x00b"
     assert formatting.clean("a\ud800b") == "a\\ud800b"
     assert formatting.clean("a\u202eb\u200f") == "a\\u202eb\\u200f"
-    assert formatting.clean("plain name/kernel:0 ü 한글 👩‍💻") == "plain name/kernel:0 ü 한글 👩‍💻"  # nothing else changes
+    plain = "plain name/kernel:0 ü 한글 👩‍💻"
+    assert formatting.clean(plain) == plain  # nothing else changes
     long = formatting.clean(LONG)
     assert len(long) <= formatting.NAME_LIMIT and long.endswith("…")
     for text in HOSTILE.values():

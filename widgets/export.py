@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import html
 import json
-import re
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
@@ -151,7 +150,7 @@ def html_page(scene: dict, title: str | None = None) -> str:
     """One self-contained HTML page: style, script and data inlined; no network, no kernel."""
     # the default title in the view's language; a lone surrogate or control character must not break the file
     title = clean(title if title is not None else WORDS[scene.get("lang", "en")]["page_title"])
-    js = re.sub(r"\nfunction render\(\{ model, el \}\).*", "\n", script(), flags=re.S)  # the notebook glue only
+    js = script().split("\nfunction render({ model, el })")[0] + "\n"  # without the notebook glue
     return f"""<!DOCTYPE html>
 <html lang="{scene.get("lang", "en")}">
 <head>

@@ -310,6 +310,21 @@ WORDS: dict[str, dict[str, Any]] = {
     "en": {
         # buttons, controls, legends
         "page_title": "minitape tape view",
+        "notice_scopes": (
+            "This tape would draw {before} nodes, too many to lay out quickly, so each top-level name scope is "
+            "drawn as one box ({boxes} boxes; click a box for what it holds). Pass collapse=False to draw every "
+            "node (slow), or collapse=[scope paths] to choose."
+        ),
+        "notice_runs": (
+            "This tape would draw {before} nodes, too many to lay out quickly, so runs of {size} consecutive ops "
+            "are drawn as one box each ({boxes} boxes; click a box for what it holds). Pass collapse=False to "
+            "draw every node (slow), or record fewer ops."
+        ),
+        "notice_runs_inputs": (
+            "This tape would draw {before} nodes, too many to lay out quickly, so runs of {size} consecutive ops, "
+            "with the inputs they read first, are drawn as one box each ({boxes} boxes; click a box for what it "
+            "holds). Pass collapse=False to draw every node (slow), or record fewer ops."
+        ),
         "reset": "reset",
         "reset_tip": "back to the start",
         "back": "step",
@@ -459,6 +474,21 @@ WORDS: dict[str, dict[str, Any]] = {
     },
     "ko": {
         "page_title": "minitape 테이프 보기",
+        "notice_scopes": (
+            "이 테이프는 노드 {before}개를 그려야 해서 빨리 배치할 수 없으므로, 최상위 이름 범위마다 상자 하나로 "
+            "그렸습니다 (상자 {boxes}개, 상자를 클릭하면 내용을 봅니다). 모든 노드를 그리려면 collapse=False (느림), "
+            "고르려면 collapse=[이름 범위 경로]를 주세요."
+        ),
+        "notice_runs": (
+            "이 테이프는 노드 {before}개를 그려야 해서 빨리 배치할 수 없으므로, 연속된 연산 {size}개씩을 상자 하나로 "
+            "그렸습니다 (상자 {boxes}개, 상자를 클릭하면 내용을 봅니다). 모든 노드를 그리려면 collapse=False (느림), "
+            "아니면 연산을 더 적게 기록하세요."
+        ),
+        "notice_runs_inputs": (
+            "이 테이프는 노드 {before}개를 그려야 해서 빨리 배치할 수 없으므로, 연속된 연산 {size}개씩을 처음 읽는 "
+            "입력과 함께 상자 하나로 그렸습니다 (상자 {boxes}개, 상자를 클릭하면 내용을 봅니다). 모든 노드를 "
+            "그리려면 collapse=False (느림), 아니면 연산을 더 적게 기록하세요."
+        ),
         "reset": "처음으로",
         "reset_tip": "처음 단계로 돌아가기",
         "back": "이전",

@@ -135,7 +135,7 @@ class _Dot:
             title,
             shape_text(n.shape, n.dtype, self.lang),
             value or word("value_unknown", self.lang),
-            grad or "grad None",
+            grad or word("grad_line", self.lang).format(v="None"),
         )
         label = "\\n".join(dot_escape(t) for t in texts)
         extra = " peripheries=2" if n.is_target else ""
@@ -162,7 +162,7 @@ class _Dot:
             ops = sorted({self.by_id[m].label for m in ids if self.by_id[m].record is not None})
             # two lines: both front ends write a node's value and gradient into its third and fourth lines
             folded = render(msg("run_folded", n=len(ids), ops=shorten(_few(ops), LABEL_LIMIT)), self.lang)
-            label = f"▸ {dot_escape(folded)}\\n{dot_escape(name)}"
+            label = f"▸ {dot_escape(folded)}\\n{dot_escape(render(name, self.lang))}"
         self.lines.append(f'{indent}{gid} [id="n-{gid}" class="group" label="{label}" {STYLE["group"]}];')
         self.copies(gid, indent)
 
@@ -205,6 +205,8 @@ def dot_source(
     collapse: Any = None,
     drawing: Plan | None = None,
     lang: str = "en",
+    labels: list | None = None,
+    cuts: dict | None = None,
 ) -> str:
     """The DOT graph: one cluster per name scope, labels sized for the longest text they will show.
 
@@ -224,8 +226,9 @@ def dot_source(
         dot.tree(scope_tree(model), "  ", "", [0])
     else:
         dot.flat()
-    cuts = {edge: cut_label(why, lang) for edge, why in cut_reasons(model).items()}
-    dot.edges(_label_slots(model, drawing, edge_labels(model, lang), cuts), cuts)
+    labels = edge_labels(model, lang) if labels is None else labels
+    cut_labels = {edge: cut_label(why, lang) for edge, why in (cut_reasons(model) if cuts is None else cuts).items()}
+    dot.edges(_label_slots(model, drawing, labels, cut_labels), cut_labels)
     dot.lines.append("}")
     return "\n".join(dot.lines)
 
@@ -303,13 +306,14 @@ def _guess_rankdir(model: StepModel, drawing: Plan) -> str:
     return "LR" if abs(math.log(wide / 1.6)) <= abs(math.log(tall / 1.6)) else "TB"
 
 
-def node_info(model: StepModel, lang: str = "en", finals: dict | None = None) -> dict:
+def node_info(model: StepModel, lang: str = "en", finals: dict | None = None, cuts: dict | None = None) -> dict:
     """What clicking a node shows, written out: name, kind, op, shape, dtype, scope, code, value, end gradient."""
     finals = final_states(node_changes(model)) if finals is None else finals
+    cuts = cut_reasons(model) if cuts is None else cuts
+    dst = {e.id: e.dst for e in model.edges}
     into: dict[str, list] = {}
-    for e in model.edges:
-        if e.cut is not None:
-            into.setdefault(e.dst, []).append(why_text(e.cut, lang))
+    for edge, why in cuts.items():
+        into.setdefault(dst[edge], []).append(why_text(why, lang))
     info = {}
     for n in model.nodes:
         info[n.id] = {
@@ -334,7 +338,7 @@ def _group_info(model: StepModel, drawing: Plan, info: dict, lang: str) -> None:
     by_id = {n.id: n for n in model.nodes}
     for gid, (name, ids, kind) in drawing.groups.items():
         info[gid] = {key: "" for key in info[ids[0]]} | {
-            "name": name,
+            "name": render(name, lang),
             "kind": word("kind_scope" if kind == "scope" else "kind_run", lang),
             "op": ", ".join(sorted({by_id[m].label for m in ids})),
             "scope": name if kind == "scope" else "",
@@ -352,7 +356,7 @@ def _events(model: StepModel, drawing: Plan, updates: list, labels: list, lang: 
         node = owner.get(e.node, e.node)
         where = word("kind_" + e.kind, lang)
         if node and e.kind in ("forward", "backward"):
-            name = node_name(model.node(e.node)) if e.node not in owner else drawing.groups[node][0]
+            name = node_name(model.node(e.node)) if e.node not in owner else render(drawing.groups[node][0], lang)
             where += f": {shorten(name, LABEL_LIMIT)}"
         out.append(
             {
@@ -370,8 +374,11 @@ def _events(model: StepModel, drawing: Plan, updates: list, labels: list, lang: 
     return out
 
 
-def _layout(model: StepModel, updates: list, rankdir: str, drawing: Plan, lang: str) -> tuple[str, str]:
-    """The laid-out SVG and the direction chosen ("auto": LR unless TB is closer to a screen's shape)."""
+def _layout(model: StepModel, updates: list, rankdir: str, drawing: Plan, texts: dict) -> tuple[str, str]:
+    """The laid-out SVG and the direction chosen ("auto": LR unless TB is closer to a screen's shape).
+
+    `texts` holds what `dot_source` needs besides the nodes' lines: lang, labels and cuts.
+    """
     n_drawn = drawn_nodes(model, drawing)
     big = n_drawn >= PROGRESS_NODES
     if big:
@@ -379,9 +386,9 @@ def _layout(model: StepModel, updates: list, rankdir: str, drawing: Plan, lang: 
     if rankdir == "auto" and big:
         rankdir = _guess_rankdir(model, drawing)
     chosen = "LR" if rankdir == "auto" else rankdir
-    svg = layout(dot_source(model, updates, chosen, drawing=drawing, lang=lang))
+    svg = layout(dot_source(model, updates, chosen, drawing=drawing, **texts))
     if rankdir == "auto" and aspect(svg) > 2.5:
-        tall = layout(dot_source(model, updates, "TB", drawing=drawing, lang=lang))
+        tall = layout(dot_source(model, updates, "TB", drawing=drawing, **texts))
         if abs(math.log(aspect(tall) / 1.6)) < abs(math.log(aspect(svg) / 1.6)):
             svg, chosen = tall, "TB"
     return svg, chosen
@@ -401,13 +408,13 @@ def scene(model: StepModel, rankdir: str = "auto", collapse: Any = None, lang: s
     changes = node_changes(model)
     flows = "tangent" if model.mode == "forward" else "gradient"
     updates = [[[node, *node_lines(state, lang, flows)] for node, state in c.items()] for c in changes]
-    svg, chosen = _layout(model, updates, rankdir, drawing, lang)
+    labels = edge_labels(model, lang)
+    cuts = cut_reasons(model)  # built once: the dashes, the label slots, the labels and the cards read it
+    svg, chosen = _layout(model, updates, rankdir, drawing, {"lang": lang, "labels": labels, "cuts": cuts})
     anchors = edge_anchors(svg)
     svg = _without_slot_text(svg)
-    info = node_info(model, lang, final_states(changes))
+    info = node_info(model, lang, final_states(changes), cuts)
     _group_info(model, drawing, info, lang)
-    labels = edge_labels(model, lang)
-    cuts = cut_reasons(model)
     first_nan = next((e.node for e in model.events if e.nonfinite and e.node), None)
     return {
         "svg": svg,
