@@ -96,27 +96,22 @@ def test_save_html_writes_a_page_whose_svg_parses(view, tmp_path):
     assert "title\\x01\\ud800" in page and "\x01" not in page
 
 
-def test_the_browser_shows_the_escaped_names(view, tmp_path):
-    playwright = pytest.importorskip("playwright.sync_api", reason="needs `pip install playwright`")
-    if not Path("/usr/bin/chromium").exists() or shutil.which("dot") is None:
-        pytest.skip("needs Debian's chromium and graphviz")
+@pytest.mark.skipif(
+    not Path("/usr/bin/chromium").exists() or shutil.which("dot") is None, reason="needs Debian's chromium and graphviz"
+)
+def test_the_browser_shows_the_escaped_names(view, tmp_path, browser):
     path = view.save_html(tmp_path / "hostile.html")
-    args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-    args += ["--disable-component-update", "--no-first-run"]
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=args)
-        page = browser.new_page()
-        errors: list = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(path.as_uri())
-        page.wait_for_selector(".tv-graph svg g.node")
-        page.evaluate(f"() => window.tapeview.show({view.n_steps - 1})")
-        var = next(n.id for n in view.model.nodes if n.label.startswith("ctl"))
-        assert "ctl\\x01name" in page.locator(f"#n-{var}").text_content()
-        page.locator(f"#n-{var}").evaluate("(g) => g.dispatchEvent(new Event('click'))")
-        assert "ctl\\x01name" in page.inner_text(".tv-details")
-        long = next(n.id for n in view.model.nodes if n.label.startswith("LLL"))
-        page.locator(f"#n-{long}").evaluate("(g) => g.dispatchEvent(new Event('click'))")
-        assert len(page.inner_text(".tv-details")) < 4000  # shortened, not 20,000 characters
-        browser.close()
+    page = browser.new_page()
+    errors: list = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(path.as_uri())
+    page.wait_for_selector(".tv-graph svg g.node")
+    page.evaluate(f"() => window.tapeview.show({view.n_steps - 1})")
+    var = next(n.id for n in view.model.nodes if n.label.startswith("ctl"))
+    assert "ctl\\x01name" in page.locator(f"#n-{var}").text_content()
+    page.locator(f"#n-{var}").evaluate("(g) => g.dispatchEvent(new Event('click'))")
+    assert "ctl\\x01name" in page.inner_text(".tv-details")
+    long = next(n.id for n in view.model.nodes if n.label.startswith("LLL"))
+    page.locator(f"#n-{long}").evaluate("(g) => g.dispatchEvent(new Event('click'))")
+    assert len(page.inner_text(".tv-details")) < 4000  # shortened, not 20,000 characters
     assert errors == []

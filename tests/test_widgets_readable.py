@@ -17,23 +17,12 @@ import pytest
 import minitape as mt
 from minitape.widgets import TapeView
 
-playwright = pytest.importorskip("playwright.sync_api", reason="the browser tests need `pip install playwright`")
-
-ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
+pytest.importorskip("playwright.sync_api", reason="the browser tests need `pip install playwright`")
 pytestmark = pytest.mark.skipif(
-    not Path(CHROMIUM).exists() or shutil.which("dot") is None,
+    not Path("/usr/bin/chromium").exists() or shutil.which("dot") is None,
     reason="needs Debian's chromium and graphviz (`apt-get install chromium graphviz`)",
 )
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 
 
 # ---- the lessons' graphs (as the lessons record them) -------------------------------------------------
@@ -91,16 +80,6 @@ def lesson_10():
 
 
 LESSONS = {"06": lesson_06, "08": lesson_08, "10": lesson_10}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 def open_page(browser, view, tmp_path: Path, name: str, width: int = 1280):

@@ -147,35 +147,40 @@ def small_text(a: np.ndarray) -> str:
     return "[" + ", ".join(number(x) for x in a.tolist()) + "]"
 
 
-def _finite_range(a: np.ndarray) -> tuple[np.ndarray, bool]:
+def _every_number(value: Any, limit: int) -> str | None:
+    """Every number of a value of at most `limit` elements ("None" for None); None for a larger value."""
+    if value is None:
+        return "None"
+    a = np.asarray(value)
+    return small_text(a) if a.size <= limit else None
+
+
+def _span(a: np.ndarray) -> tuple[str, bool]:
+    """"[min, max]" of the finite entries ("" if there are none), and whether any entry is NaN or inf."""
     if a.dtype.kind not in "fc" or not a.size:
-        return a[:0], False
+        return "", False
     finite = a[np.isfinite(a)]
-    return finite, finite.size < a.size
+    return (f"[{number(finite.min())}, {number(finite.max())}]" if finite.size else ""), finite.size < a.size
 
 
 def fmt(value: Any, limit: int = SMALL) -> str:
     """A short, stable text for a value: the numbers for small tensors, dtype, shape and range for large ones."""
-    if value is None:
-        return "None"
+    few = _every_number(value, limit)
+    if few is not None:
+        return few
     a = np.asarray(value)
-    if a.size <= limit:
-        return small_text(a)
-    finite, bad = _finite_range(a)
-    span = f" in [{number(finite.min())}, {number(finite.max())}]" if finite.size else ""
-    return f"{a.dtype.name}{list(a.shape)}{span}{' has NaN/inf' if bad else ''}"
+    span, bad = _span(a)
+    return f"{a.dtype.name}{list(a.shape)}{' in ' + span if span else ''}{' has NaN/inf' if bad else ''}"
 
 
 def short(value: Any) -> str:
     """The text inside a node: the numbers for small tensors, the range for large ones (NaN! if any)."""
-    if value is None:
-        return "None"
+    few = _every_number(value, SMALL)
+    if few is not None:
+        return few
     a = np.asarray(value)
-    if a.size <= SMALL:
-        return small_text(a)
-    finite, bad = _finite_range(a)
-    text = f"[{number(finite.min())}, {number(finite.max())}]" if finite.size else f"{a.dtype.name}{list(a.shape)}"
-    return text + (" NaN!" if bad else "")
+    span, bad = _span(a)
+    return (span or f"{a.dtype.name}{list(a.shape)}") + (" NaN!" if bad else "")
 
 
 def full(value: Any, lang: str = "en") -> str:
