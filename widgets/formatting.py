@@ -106,7 +106,7 @@ def _unsafe(ch: str) -> bool:
 def clean(text: str, limit: int = NAME_LIMIT) -> str:
     """`text` safe to show anywhere: unsafe characters as escapes (`\\x01`), at most `limit` characters (`…`)."""
     text = str(text)
-    if any(_unsafe(ch) for ch in text):
+    if not text.isprintable() and any(_unsafe(ch) for ch in text):  # every unsafe character is unprintable
         text = "".join(_escape_char(ch) if _unsafe(ch) else ch for ch in text)
     return shorten(text, limit)
 
@@ -126,16 +126,21 @@ def shorten(text: str, limit: int) -> str:
 
 # ---- numbers -------------------------------------------------------------------------------------------
 def number(x: Any) -> str:
+    if type(x) is float:  # the common case first: thousands of numbers per view
+        return _float(x)
     if isinstance(x, (bool, np.bool_)):
         return str(bool(x))
     if isinstance(x, (int, np.integer)):
         return str(int(x))
-    x = float(x) + 0.0  # + 0.0 turns -0.0 into 0.0: "-0" only puzzles a reader
+    return _float(float(x))
+
+
+def _float(x: float) -> str:
     if math.isnan(x):
         return "nan"
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
-    return f"{x:.4g}"
+    return f"{x + 0.0:.4g}"  # + 0.0 turns -0.0 into 0.0: "-0" only puzzles a reader
 
 
 def small_text(a: np.ndarray) -> str:

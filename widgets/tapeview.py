@@ -20,7 +20,8 @@ class TapeView(anywidget.AnyWidget):
     """Step through the recorded tape of `target` (d target / d sources), forwards then backwards.
 
     Create it from a persistent tape, or before `tape.gradient` releases a one-shot tape's records.
-    `sources` defaults to every variable and watched tensor the tape saw. `rankdir` is Graphviz's
+    `sources` is what `tape.gradient` takes (one tensor or variable, or a list); by default every variable
+    and watched tensor the tape saw. The view closes when the cell that made it runs again. `rankdir` is Graphviz's
     direction: "LR" (left to right), "TB" (top to bottom), or "auto" (LR unless the graph gets too wide).
     `collapse` draws name scopes as one box each: True for every top-level scope, or a list of scope
     paths (e.g. ["sequential/dense"]); in the browser, clicking a scope's frame folds it too.
