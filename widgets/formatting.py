@@ -161,7 +161,7 @@ def _every_number(value: Any, limit: int) -> str | None:
 
 
 def _span(a: np.ndarray) -> tuple[str, bool]:
-    """"[min, max]" of the finite entries ("" if there are none), and whether any entry is NaN or inf."""
+    """The finite entries as "[min, max]" ("" if there are none), and whether any entry is NaN or inf."""
     if a.dtype.kind not in "fc" or not a.size:
         return "", False
     finite = a[np.isfinite(a)]
