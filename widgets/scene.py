@@ -63,7 +63,7 @@ def title_text(node: Node, lang: str = "en") -> str:
     if node.unrecorded:
         title = word("target_unrecorded", lang)
     elif node.kind in ("watched", "constant"):
-        title = f"{word('kind_' + node.kind, lang).split(' ')[0]} {node.id}"
+        title = f"{word('leaf_' + node.kind, lang)} {node.id}"
     elif node.kind == "gradop":
         origin = word("gradient_sum", lang) if node.backward_of == "sum" else msg("from_grad", op=node.backward_of)
         title = f"{node.label} ({render(origin, lang)})"
@@ -317,7 +317,7 @@ def node_info(model: StepModel, lang: str = "en", finals: dict | None = None, cu
     info = {}
     for n in model.nodes:
         info[n.id] = {
-            "name": node_name(n),
+            "name": render(node_name(n), lang),
             "kind": word("kind_" + n.kind, lang),
             "op": n.label if n.record is not None else "",
             "shape": word("scalar", lang) if n.shape == () else str(list(n.shape)),
@@ -356,7 +356,7 @@ def _events(model: StepModel, drawing: Plan, updates: list, labels: list, lang: 
         node = owner.get(e.node, e.node)
         where = word("kind_" + e.kind, lang)
         if node and e.kind in ("forward", "backward"):
-            name = node_name(model.node(e.node)) if e.node not in owner else render(drawing.groups[node][0], lang)
+            name = render(node_name(model.node(e.node)) if e.node not in owner else drawing.groups[node][0], lang)
             where += f": {shorten(name, LABEL_LIMIT)}"
         out.append(
             {

@@ -458,11 +458,13 @@ def _common_scope(a: str, b: str) -> str:
     return "/".join(out)
 
 
-def node_name(node: Node) -> str:
-    """How a node is named in sentences: a variable by its name, anything else by its label and id."""
+def node_name(node: Node) -> str | Msg:
+    """How a node is named in sentences: a variable by its name, an op by its type and id, a leaf by its kind."""
     if node.kind == "variable":
         return node.label
-    return f"{node.label} ({node.id})"
+    if node.record is not None:
+        return f"{node.label} ({node.id})"
+    return msg("leaf_name", kind=msg("leaf_unrecorded" if node.unrecorded else "leaf_" + node.kind), id=node.id)
 
 
 def _local(op: Any, slot: int, upstream: Any, grad: Any) -> Local:
