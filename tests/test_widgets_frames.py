@@ -235,3 +235,14 @@ def test_the_browser_gets_every_word_it_writes():
     words = scene.scene(steps.build(tape, f), lang="ko")["words"]
     assert used and used <= set(words), used - set(words)
     assert all(words[k] for k in used)
+
+
+def test_warning_lines_are_marked_by_a_field_not_by_their_first_character():
+    x = mt.Variable(1000.0, name="x")
+    with mt.GradientTape(persistent=True) as tape:
+        y = mt.exp(x) * 2.0  # overflows: the first non-finite op
+    for lang in formatting.LANGUAGES:
+        data = scene.scene(steps.build(tape, y), lang=lang)
+        warned = [(e["node"], e["text"][i]) for e in data["events"] for i in e["warn"]]
+        assert [node for node, _ in warned][:1] == [data["first_nan"]]
+        assert all(line.startswith("⚠") for _, line in warned)

@@ -36,6 +36,8 @@ from .layout import layout
 from .plan import Plan, drawn_nodes, make_plan, members, scope_tree, walk
 from .steps import Node, StepModel, node_name
 
+WARNINGS = ("nan_forward", "nan_backward")  # the panel lines that warn (of a first NaN or inf)
+
 __all__ = ["dot_source", "dot_escape", "edge_anchors", "node_info", "node_updates", "scene", "short", "small_text"]
 
 FONT = "Helvetica,Arial,sans-serif"
@@ -364,6 +366,7 @@ def _events(model: StepModel, drawing: Plan, updates: list, labels: list, lang: 
                 "node": node,
                 "edges": list(dict.fromkeys(drawing.edge_of[x] for x in e.edges if x in drawing.edge_of)),
                 "text": lines(e.lines, lang),
+                "warn": [i for i, m in enumerate(e.lines) if getattr(m, "key", "") in WARNINGS],  # drawn in red
                 "where": where,
                 "nonfinite": e.nonfinite,
                 "set": [s for s in sets if s[0] not in owner],

@@ -327,7 +327,7 @@ function renderTapeView(el, data, onStep, onFold, startStep = 0) {
     root.classList.toggle("tv-backward", ev.kind === "seed" || ev.kind === "backward" || ev.kind === "result");
     counter.textContent = fill(W.counter, { k, last, where: ev.where });
     panelTitle.textContent = fill(W.panel_title, { k, last });
-    panelText.replaceChildren(...ev.text.map((line) => h("div", line.startsWith("⚠") ? "tv-warn" : "tv-line", line)));
+    panelText.replaceChildren(...ev.text.map((line, i) => h("div", ev.warn.includes(i) ? "tv-warn" : "tv-line", line)));
     if (following) follow(ev);
     if (selected) showDetails(selected, false);
     if (onStep && !playing) onStep(k);
