@@ -152,6 +152,13 @@ def test_opens_readable_with_the_step_in_view_and_the_card_clear_of_it(browser, 
         m = page.evaluate(MEASURE)
         if m["active"] is not None:
             assert inside(m["active"], m["graph"]), (k, m["activeId"])
+    # zooming keeps the step in view (it pans to the step rather than from it)
+    page.evaluate(f"() => window.tapeview.show({last // 2})")
+    for button in ("zoom in", "zoom in", "zoom out", "zoom in"):
+        page.click(f"button[aria-label='{button}']")
+        m = page.evaluate(MEASURE)
+        if m["active"] is not None:
+            assert inside(m["active"], m["graph"]), (button, m["activeId"])
     # click a variable at a backward step: the card covers neither it nor the step's node
     backward = next(k for k, e in enumerate(view.scene["events"]) if e["kind"] == "backward")
     page.evaluate(f"() => window.tapeview.show({backward})")
