@@ -43,7 +43,6 @@ def build_forward(acc: Any, target: Any) -> StepModel:
         t = acc.tangent_of(tensor_id)
         if t is not None and node_id:
             tangents[node_id] = t.numpy()
-            builder.by_id[node_id].is_source = True
     start = builder.start_event()
     start.lines.append(msg("fwd_mode"))
     start.lines += [msg("tangent_of", name=node_name(builder.by_id[n]), value=t) for n, t in tangents.items()]

@@ -45,7 +45,6 @@ class Node:
     values: list = field(default_factory=list)  # every output, for multi-output ops
     value_note: Msg | None = None  # why `value` is None, or where it came from
     is_target: bool = False
-    is_source: bool = False
     unrecorded: bool = False  # a target the tape did not record, drawn apart
 
 
@@ -87,7 +86,6 @@ class Event:
     kind: str  # "start" | "forward" | "seed" | "backward" | "result"
     node: str | None = None
     edges: list = field(default_factory=list)
-    upstream: list = field(default_factory=list)  # backward: the gradient arriving at each output
     contributions: list = field(default_factory=list)
     value: np.ndarray | None = None  # forward: the value produced
     tangent: np.ndarray | None = None  # forward mode: the tangent (JVP) the op's output got
@@ -113,7 +111,6 @@ class StepModel:
     reasons: dict  # source node id -> `tape.explain`'s Reason for a None gradient
     mode: str = "reverse"  # "forward" for a ForwardAccumulator's view: tangents flow forward, no backward pass
     tangents: dict = field(default_factory=dict)  # forward mode: leaf node id -> the tangent it starts with
-    labels: dict = field(default_factory=dict)  # source key -> its name (a source without a node has one too)
     _by_node: dict | None = field(default=None, repr=False, compare=False)
 
     def node(self, node_id: str) -> Node:
@@ -343,7 +340,7 @@ class TapeGraph:
         return self.by_id[node_id].kind == "variable" and tensor_id not in self.variables
 
     # ---- events ----------------------------------------------------------------------------------
-    def events(self) -> tuple[list, dict, dict, dict]:
+    def events(self) -> tuple[list, dict, dict]:
         events = [self.start_event()]
         nan_seen = False
         for index, op in enumerate(self.records):
@@ -356,8 +353,8 @@ class TapeGraph:
             edges = [e.id for e in self.in_edges.get(node.id, [])]
             lines = self.forward_lines(node, first_nan)
             events.append(Event("forward", node.id, edges, value=node.value, nonfinite=first_nan, lines=lines))
-        backward, grads, reasons, labels = self._backward()
-        return events + backward, grads, reasons, labels
+        backward, grads, reasons = self._backward()
+        return events + backward, grads, reasons
 
     def start_event(self) -> Event:
         leaves = [n for n in self.nodes if n.kind in ("variable", "watched", "constant")]
@@ -387,7 +384,7 @@ class TapeGraph:
             lines.append(msg("from_where", where=node.where))
         return lines
 
-    def _backward(self) -> tuple[list, dict, dict, dict]:
+    def _backward(self) -> tuple[list, dict, dict]:
         """Run the engine's own backward sweep (`tape.backward`) and turn what it does into steps."""
         sources = [self.objects[i] for i, _ in self.sources if i in self.objects and self.objects[i].dtype.is_floating]
         listener = _BackwardSteps(self)
@@ -422,7 +419,7 @@ class TapeGraph:
             else:
                 lines.append(msg("result_line", name=labels[key], value=g))
         seed = Event("seed", target_nodes[0], lines=seed_lines)
-        return [seed, *listener.events, Event("result", None, lines=lines)], gradients, reasons, labels
+        return [seed, *listener.events, Event("result", None, lines=lines)], gradients, reasons
 
     def _reasons(self, gradients: dict) -> dict:
         """Why each None gradient is None: `tape.explain`'s answer, the one explanation of a None."""
@@ -492,10 +489,7 @@ def build(tape: Any, target: Any, sources: Any = None) -> StepModel:
             "calling tape.gradient, or record with GradientTape(persistent=True)."
         )
     graph = TapeGraph(tape, target, sources)
-    events, gradients, reasons, labels = graph.events()
-    for _, node_id in graph.sources:
-        if node_id:
-            graph.by_id[node_id].is_source = True
+    events, gradients, reasons = graph.events()
     return StepModel(
         nodes=graph.nodes,
         edges=graph.edges,
@@ -504,7 +498,6 @@ def build(tape: Any, target: Any, sources: Any = None) -> StepModel:
         sources=[n or f"#{i}" for i, n in graph.sources],
         gradients=gradients,
         reasons=reasons,
-        labels=labels,
     )
 
 
@@ -533,12 +526,11 @@ class _BackwardSteps(backprop.Observer):
         self._close()
         node = self.b.by_id[f"op{self.b.index[op]}"]
         edges = self.b.in_edges.get(node.id, [])
-        ups = [g.numpy() for g in upstream] if upstream is not None else [None] * len(op.output_shapes)
-        event = Event("backward", node.id, edges=[e.id for e in edges], upstream=ups)
+        event = Event("backward", node.id, edges=[e.id for e in edges])
         title = "bwd_title_scope" if node.scope else "bwd_title"
         event.lines = [msg(title, record=node.record, op=node.label, scope=node.scope)]
-        if upstream is not None:
-            event.lines.append(msg("upstream", values=ups))
+        if upstream is not None:  # None: a cut, where no rule runs
+            event.lines.append(msg("upstream", values=[g.numpy() for g in upstream]))
         self.events.append(event)
         return event
 
