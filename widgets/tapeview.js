@@ -31,7 +31,7 @@ function setLabel(b, glyph, word, glyphFirst = true) {
   b.replaceChildren(...(glyph ? (glyphFirst ? [g, " ", w] : [w, " ", g]) : [w]));
 }
 
-// A sentence of the view's language with its blanks filled: say("step {k} / {last}", {k: 3, last: 9}).
+// A sentence of the view's language with its blanks filled: fill("step {k} / {last}", {k: 3, last: 9}).
 function fill(template, vars) {
   return template.replace(/\{(\w+)\}/g, (all, key) => (key in vars ? String(vars[key]) : all));
 }
