@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import html
 import json
-import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+from .formatting import WORDS, clean
 from .layout import png
 from .steps import StepModel
 
@@ -42,10 +42,12 @@ FIT_ABOVE_PT = 600.0
 def to_svg(scene: dict, step: int, fit_width: bool = False) -> str:
     """The graph as it looks at `step` (negative counts from the end), as a standalone SVG string.
 
-    `fit_width` is for a notebook's output: JupyterLab and Notebook 7 show an SVG output as an <img> that
-    their style never narrows (its max-width rule is for inline <svg>), so a wide graph ran off the cell's
-    right edge. A graph wider than FIT_ABOVE_PT gets the width 100% and no height: the picture takes the
-    output's width and the height its viewBox gives. Smaller graphs keep their size, so none is blown up.
+    It applies the frame the scene computed (the same the browser applies): node texts and classes,
+    the active node and edges, and the step's edge labels. `fit_width` is for a notebook's output:
+    JupyterLab and Notebook 7 show an SVG output as an <img> that their style never narrows (its
+    max-width rule is for inline <svg>), so a wide graph ran off the cell's right edge. A graph wider
+    than FIT_ABOVE_PT gets the width 100% and no height: the picture takes the output's width and the
+    height its viewBox gives. Smaller graphs keep their size, so none is blown up.
     """
     events = scene["events"]
     if not -len(events) <= step < len(events):
@@ -53,86 +55,17 @@ def to_svg(scene: dict, step: int, fit_width: bool = False) -> str:
     step %= len(events)
     root = ET.fromstring(scene["svg"])
     by_id = {e.get("id"): e for e in root.iter() if e.get("id")}
-    shown = final_texts(events[: step + 1])
-    nan = set()
-    backward_done = set()
-    last_grad = {
-        node: index
-        for index, event in enumerate(events)
-        for node, slot, text in event["set"]
-        if slot == "grad" and text != "grad None"
-    }
-    first_nan = next((e["node"] for e in events if e["nonfinite"] and e["node"]), None)
-    for event in events[: step + 1]:
-        if event["nonfinite"] and event["node"]:
-            nan.add(event["node"])
-        if event["kind"] == "backward":
-            backward_done.add(event["node"])
-    for node in scene["nodes"]:
-        g = by_id.get(f"n-{node}")
-        if g is None:
-            continue
-        texts = g.findall(f"{{{_SVG}}}text")
-        partial = (node, "grad") in shown and shown[(node, "grad")] != "grad None" and last_grad.get(node, -1) > step
-        for index, slot in ((2, "value"), (3, "grad")):
-            if len(texts) > index:
-                texts[index].text = shown.get((node, slot), "") + (" …" if slot == "grad" and partial else "")
-        if partial:
-            _add_class(g, "grad-partial")
-        if (node, "value") in shown:
-            _add_class(g, "fwd-done")
-        grad = shown.get((node, "grad"))
-        if grad is not None:
-            _add_class(g, "grad-none" if grad == "grad None" else "has-grad")
-        if node in nan:
-            _add_class(g, "nan")
-            if node == first_nan:
-                _add_class(g, "nan-first")
-        if node in backward_done:
-            _add_class(g, "bwd-done")
+    shown = frame(events, step)
+    for node in scene["nodes"]:  # a node no step has reached yet shows blank lines, as in the browser
+        value, grad, classes, _ = shown.get(node, ("", "", "", ""))
+        _show_node(by_id.get(f"n-{node}"), value, grad, classes)
     event = events[step]
     if event["node"] and f"n-{event['node']}" in by_id:
         _add_class(by_id[f"n-{event['node']}"], "active")
     for edge in event["edges"]:
         if f"e-{edge}" in by_id:
             _add_class(by_id[f"e-{edge}"], "active-bwd" if event["kind"] == "backward" else "active-fwd")
-    graph = next((e for e in root.iter(f"{{{_SVG}}}g") if e.get("class") == "graph"), root)
-    # labels go under the nodes (as in the browser): a label never hides a node's text
-    node_groups = [e for e in list(graph) if "node" in e.get("class", "").split()]
-    for g in node_groups:
-        graph.remove(g)
-    labels = [[edge, text, cls, -4] for edge, text, cls in event["labels"]]
-    for edge, reason in scene.get("cuts", {}).items():
-        if f"e-{edge}" in by_id:
-            _add_class(by_id[f"e-{edge}"], "cut")
-            tip = by_id[f"e-{edge}"].find(f"{{{_SVG}}}title")
-            if tip is not None:
-                tip.text = f"{tip.text}: gradient path cut: {reason}"
-            labels.append([edge, "cut: " + (reason if len(reason) <= 40 else reason[:39] + "…"), "cut", 14])
-    for edge, text, cls, dy in labels:
-        if not text or edge not in scene["anchors"]:
-            continue
-        if cls == "none" and f"e-{edge}" in by_id:
-            _add_class(by_id[f"e-{edge}"], "none")
-        x, y = scene["anchors"][edge]
-        y += dy + 4
-        width = 7 * len(text) + 6
-        ET.SubElement(
-            graph,
-            f"{{{_SVG}}}rect",
-            x=f"{x - width / 2:.1f}",
-            y=f"{y - 17:.1f}",
-            width=str(width),
-            height="16",
-            rx="3",
-            attrib={"class": f"tv-edge-label-bg {cls}"},
-        )
-        label = ET.SubElement(
-            graph, f"{{{_SVG}}}text", x=f"{x:.1f}", y=f"{y - 5:.1f}", attrib={"class": f"tv-edge-label {cls}"}
-        )
-        label.set("text-anchor", "middle")
-        label.text = text  # ElementTree escapes it on output
-    graph.extend(node_groups)
+    _draw_labels(root, scene, event, by_id)
     _add_class(root, "tv")
     if fit_width and float(root.get("width", "0").removesuffix("pt")) > FIT_ABOVE_PT:
         root.set("width", "100%")
@@ -143,13 +76,66 @@ def to_svg(scene: dict, step: int, fit_width: bool = False) -> str:
     return ET.tostring(root, encoding="unicode")
 
 
-def final_texts(events: list) -> dict[tuple[str, str], str]:
-    """(node, "value" | "grad") -> the text shown after replaying `events`."""
-    shown: dict[tuple[str, str], str] = {}
-    for event in events:
-        for node, slot, text in event["set"]:
-            shown[(node, slot)] = text
+def frame(events: list, step: int) -> dict[str, list]:
+    """Node -> [value line, gradient line, classes, card text] at `step`: the changes of events 0..step folded."""
+    shown: dict[str, list] = {}
+    for event in events[: step + 1]:
+        shown.update({node: rest for node, *rest in event["set"]})
     return shown
+
+
+def _show_node(g: ET.Element | None, value: str, grad: str, classes: str) -> None:
+    if g is None:
+        return
+    texts = g.findall(f"{{{_SVG}}}text")
+    for index, text in ((2, value), (3, grad)):
+        if len(texts) > index:
+            texts[index].text = text
+    for cls in classes.split():
+        _add_class(g, cls)
+
+
+def _draw_labels(root: ET.Element, scene: dict, event: dict, by_id: dict) -> None:
+    """The step's edge labels and the cut edges' labels, under the nodes (as in the browser)."""
+    graph = next((e for e in root.iter(f"{{{_SVG}}}g") if e.get("class") == "graph"), root)
+    node_groups = [e for e in list(graph) if "node" in e.get("class", "").split()]
+    for g in node_groups:
+        graph.remove(g)
+    labelled = {edge for edge, _, _ in event["labels"]}
+    labels = list(event["labels"])
+    for edge, (reason, text) in scene.get("cuts", {}).items():
+        _mark_cut(by_id.get(f"e-{edge}"), scene["words"]["cut_tip"], reason)
+        if edge not in labelled:  # the step's own label takes the slot while it shows
+            labels.append([edge, text, "cut"])
+    for edge, text, cls in labels:
+        if cls == "none" and f"e-{edge}" in by_id:
+            _add_class(by_id[f"e-{edge}"], "none")
+        if text and edge in scene["anchors"]:
+            _label(graph, scene["anchors"][edge], text, cls)
+    graph.extend(node_groups)
+
+
+def _mark_cut(g: ET.Element | None, tip_words: str, reason: str) -> None:
+    """A cut edge: dashed by its class, the whole reason in its tooltip."""
+    if g is None:
+        return
+    _add_class(g, "cut")
+    tip = g.find(f"{{{_SVG}}}title")
+    if tip is not None and "->" in (tip.text or ""):
+        src, dst = tip.text.split("->", 1)
+        tip.text = tip_words.format(src=src, dst=dst, reason=reason)
+
+
+def _label(graph: ET.Element, at: list, text: str, cls: str) -> None:
+    x, y = at[0], at[1]
+    width = 7 * len(text) + 6
+    box = {"x": f"{x - width / 2:.1f}", "y": f"{y - 17:.1f}", "width": str(width), "height": "16", "rx": "3"}
+    attrib = {"class": f"tv-edge-label-bg {cls}"}
+    ET.SubElement(graph, f"{{{_SVG}}}rect", box | attrib)
+    label = ET.SubElement(graph, f"{{{_SVG}}}text", x=f"{x:.1f}", y=f"{y - 5:.1f}")
+    label.set("class", f"tv-edge-label {cls}")
+    label.set("text-anchor", "middle")
+    label.text = text  # ElementTree escapes it on output
 
 
 def _json_for_script(data: dict) -> str:
@@ -158,11 +144,13 @@ def _json_for_script(data: dict) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def html_page(scene: dict, title: str = "minitape tape view") -> str:
+def html_page(scene: dict, title: str | None = None) -> str:
     """One self-contained HTML page: style, script and data inlined; no network, no kernel."""
-    js = re.sub(r"\nfunction render\(\{ model, el \}\).*", "\n", script(), flags=re.S)  # the notebook glue only
+    # the default title in the view's language; a lone surrogate or control character must not break the file
+    title = clean(title if title is not None else WORDS[scene.get("lang", "en")]["page_title"])
+    js = script().split("\nfunction render({ model, el })")[0] + "\n"  # without the notebook glue
     return f"""<!DOCTYPE html>
-<html lang="en">
+<html lang="{scene.get("lang", "en")}">
 <head>
 <meta charset="utf-8">
 <title>{html.escape(title)}</title>
@@ -188,7 +176,7 @@ window.tapeviewRenderMs = performance.now() - start;
 """
 
 
-def save_html(scene: dict, path: str | Path, title: str = "minitape tape view") -> Path:
+def save_html(scene: dict, path: str | Path, title: str | None = None) -> Path:
     path = Path(path)
     path.write_text(html_page(scene, title), encoding="utf-8")
     return path
@@ -202,9 +190,8 @@ def to_png(model: StepModel, scene: dict, collapse: Any = None, timeout: float =
     """
     from .scene import dot_source
 
-    shown = final_texts(scene["events"])
-    final = [[node, slot, text] for (node, slot), text in shown.items()]
-    source = dot_source(model, [final], scene.get("rankdir", "LR"), collapse)
+    final = [[node, *rest] for node, rest in frame(scene["events"], len(scene["events"]) - 1).items()]
+    source = dot_source(model, [final], scene.get("rankdir", "LR"), collapse, lang=scene.get("lang", "en"))
     return png(source, timeout)
 
 

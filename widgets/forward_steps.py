@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .steps import Event, StepModel, _Builder, _name, fmt
+from .formatting import msg
+from .steps import Event, StepModel, TapeGraph, node_name
 
 
 class _AccumulatorAsTape:
@@ -36,16 +37,15 @@ def build_forward(acc: Any, target: Any) -> StepModel:
             "TapeView: this ForwardAccumulator carried no tangent through any op: compute the target inside its "
             "`with` block from the primals it was given"
         )
-    builder = _Builder(tape, target, None)
+    builder = TapeGraph(tape, target, None)
     tangents = {}
     for tensor_id, node_id in builder.sources:
         t = acc.tangent_of(tensor_id)
         if t is not None and node_id:
             tangents[node_id] = t.numpy()
-            builder.by_id[node_id].is_source = True
-    start = builder._start_event()
-    start.text.append("Forward mode: each primal starts with its tangent (the direction we differentiate along):")
-    start.text += [f"tangent of {_name(builder.by_id[n])} = {fmt(t)}" for n, t in tangents.items()]
+    start = builder.start_event()
+    start.lines.append(msg("fwd_mode"))
+    start.lines += [msg("tangent_of", name=node_name(builder.by_id[n]), value=t) for n, t in tangents.items()]
     events = [start]
     for index, op in enumerate(tape.records):
         if op.type == "ReadVariableOp":
@@ -53,18 +53,18 @@ def build_forward(acc: Any, target: Any) -> StepModel:
         node = builder.by_id[f"op{index}"]
         t = acc.tangent_of(op.output_ids[0]) if op.output_ids else None
         tangent = None if t is None else t.numpy()
-        text = builder._forward_text(op, node, False)
+        lines = builder.forward_lines(node, False)
         ins = [acc.tangent_of(i) for i in op.input_ids]
-        text.append("tangents in: " + ", ".join("None" if g is None else fmt(g.numpy()) for g in ins))
-        text.append(f"tangent out (the JVP of {op.type}) = {fmt(tangent)}")
+        lines.append(msg("tangents_in", values=[None if g is None else g.numpy() for g in ins]))
+        lines.append(msg("tangent_out", op=node.label, value=tangent))
         edges = [e.id for e in builder.in_edges.get(node.id, [])]
-        events.append(Event("forward", node.id, edges=edges, value=node.value, tangent=tangent, text=text))
+        events.append(Event("forward", node.id, edges=edges, value=node.value, tangent=tangent, lines=lines))
     target_nodes = [builder.producer[t.id][0] for t in builder.targets]
     jvps = {n: acc.tangent_of(t.id) for n, t in zip(target_nodes, builder.targets)}
     result = {n: None if j is None else j.numpy() for n, j in jvps.items()}
-    lines = ["Done: the target's tangent is its directional derivative (J · tangent), in one forward pass."]
-    lines += [f"jvp at {_name(builder.by_id[n])} = {fmt(v)}" for n, v in result.items()]
-    events.append(Event("result", None, text=lines))
+    lines = [msg("fwd_done")]
+    lines += [msg("jvp_at", name=node_name(builder.by_id[n]), value=v) for n, v in result.items()]
+    events.append(Event("result", None, lines=lines))
     return StepModel(
         nodes=builder.nodes,
         edges=builder.edges,

@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from .formatting import Msg, msg
 from .steps import StepModel
 
 COPY_ABOVE = 6  # a leaf feeding more ops than this is drawn once per use (a copy beside each op)
@@ -24,12 +25,12 @@ class Plan:
     """The drawing of a step model: boxes that stand for folded nodes, per-use copies, and drawn edges."""
 
     owner: dict = field(default_factory=dict)  # node id -> group id of the box that stands for it
-    groups: dict = field(default_factory=dict)  # group id -> (name, member ids, "scope" | "run")
+    groups: dict = field(default_factory=dict)  # group id -> (scope path or a run's Msg, member ids, "scope" | "run")
     copied: dict = field(default_factory=dict)  # leaf id -> number of copies drawn
     edges: list = field(default_factory=list)  # (drawn edge id, drawn src, drawn dst) in drawing order
     edge_of: dict = field(default_factory=dict)  # model edge id -> the drawn edge that stands for it (absent: hidden)
     copies: list = field(default_factory=list)  # (copy id, leaf id, use number, the drawn node it feeds)
-    notice: str = ""
+    notice: Msg | None = None  # why the view folded by itself (written out in the view's language)
     scopes: bool = True  # draw name scopes as clusters (a run fold draws none: its boxes cross scopes)
 
 
@@ -88,7 +89,7 @@ def run_groups(model: StepModel, boxes: int | None = None, leaves: tuple = ("con
     for start in range(0, len(ops), size):
         run = ops[start : start + size]
         gid = f"group{len(groups)}"
-        name = f"records {run[0].record}–{run[-1].record}"
+        name = msg("records_run", a=run[0].record, b=run[-1].record)
         groups[gid] = (name, [n.id for n in run], "run")
         box_of.update({n.id: gid for n in run})
     kind = {n.id: n.kind for n in model.nodes}
@@ -133,24 +134,17 @@ def _auto_fold(model: StepModel, plan: Plan) -> None:
     if any(name is not None for name in scope_tree(model)):
         _fold(model, plan, scope_groups(model, True))
         if drawn_nodes(model, plan) <= AUTO_FOLD_NODES:
-            plan.notice = (
-                f"This tape would draw {before:,} nodes, too many to lay out quickly, so each top-level name "
-                f"scope is drawn as one box ({len(plan.groups)} boxes; click a box for what it holds). "
-                "Pass collapse=False to draw every node (slow), or collapse=[scope paths] to choose."
-            )
+            plan.notice = msg("notice_scopes", before=f"{before:,}", boxes=len(plan.groups))
             return
     _fold(model, plan, run_groups(model))
-    inputs = ""
+    inputs = False
     if drawn_nodes(model, plan) > AUTO_FOLD_NODES:  # a great many variables: they go into the boxes too
         _fold(model, plan, run_groups(model, leaves=("constant", "variable", "watched")))
-        inputs = ", with the inputs they read first,"
+        inputs = True
     plan.scopes = False
     size = max(1, math.ceil(sum(n.record is not None for n in model.nodes) / fold_boxes()))
-    plan.notice = (
-        f"This tape would draw {before:,} nodes, too many to lay out quickly, so runs of {size} "
-        f"consecutive ops{inputs} are drawn as one box each ({len(plan.groups)} boxes; click a box for what it holds). "
-        "Pass collapse=False to draw every node (slow), or record fewer ops."
-    )
+    key = "notice_runs_inputs" if inputs else "notice_runs"
+    plan.notice = msg(key, before=f"{before:,}", size=size, boxes=len(plan.groups))
 
 
 def _route_edges(model: StepModel, plan: Plan) -> None:

@@ -1,8 +1,8 @@
-"""From the step model to what is drawn: DOT source, per-step text updates, and the data the browser animates.
+"""From the step model to what is drawn: DOT source, each frame's node changes, and the data the browser animates.
 
-The browser replays `updates` up to the current step to know what each node shows,
-so a frame change needs no kernel round trip; `export.to_svg` replays the same
-updates in Python, so a static picture of step k matches the animation's frame k.
+`frames.node_changes` computes what every node shows at every step once; here `formatting` writes
+it out, and the browser and `export.to_svg` only apply it: the browser one event at a time
+(forwards with `set`, backwards with `undo`), `to_svg` by folding the changes up to its step.
 """
 
 from __future__ import annotations
@@ -11,13 +11,35 @@ import math
 import re
 from typing import Any
 
-import numpy as np
-
+from .formatting import (
+    LABEL_LIMIT,
+    clean,
+    cut_label,
+    edge_label,
+    end_text,
+    js_words,
+    lines,
+    msg,
+    node_lines,
+    render,
+    resolve,
+    shape_text,
+    short,
+    shorten,
+    small_text,
+    value_text,
+    why_text,
+    word,
+)
+from .frames import final_states, node_changes
 from .layout import aspect, edge_anchors, layout
 from .layout import without_slot_text as _without_slot_text
 from .plan import Plan, drawn_nodes, make_plan, members, scope_tree, walk
-from .steps import Node, StepModel, _name, fmt
-from .summary import describe
+from .steps import Node, StepModel, node_name
+
+WARNINGS = ("nan_forward", "nan_backward")  # the panel lines that warn (of a first NaN or inf)
+
+__all__ = ["dot_source", "dot_escape", "edge_anchors", "node_info", "node_updates", "scene", "short", "small_text"]
 
 # Courier: Graphviz's built-in metrics (all a build without system fonts has, like the WebAssembly one) know
 # it, and every monospace font a system Graphviz or a browser picks for it is 0.6 em a character wide, so
@@ -36,118 +58,160 @@ PROGRESS_NODES = 400  # from this many drawn nodes on, say that Graphviz is work
 
 
 def dot_escape(text: str) -> str:
-    """Quote user text for a DOT label: backslash, quote and entity escapes, one line."""
-    text = text.replace("\\", "\\\\").replace('"', '\\"').replace("&", "&amp;")
-    return re.sub(r"[\r\n\t]", " ", text)
+    """Quote user text for a DOT label: one line, unsafe characters shown escaped, then DOT's own escapes."""
+    text = clean(re.sub(r"[\r\n\t]", " ", text))
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("&", "&amp;")
 
 
-def short(value: np.ndarray | None) -> str:
-    """The text inside a node: the numbers for small tensors, the range for large ones."""
-    if value is None:
-        return "None"
-    a = np.asarray(value)
-    if a.size <= 4:
-        return small_text(a)
-    text = fmt(a)
-    m = re.search(r"in (\[.*?\])", text)
-    return (m.group(1) if m else text.split(" ")[0]) + (" NaN!" if "NaN" in text else "")
+def title_text(node: Node, lang: str = "en") -> str:
+    """A node's first line: a name or op type, short enough to draw (the card has all of it)."""
+    if node.unrecorded:
+        title = word("target_unrecorded", lang)
+    elif node.kind in ("watched", "constant"):
+        title = f"{word('leaf_' + node.kind, lang)} {node.id}"
+    elif node.kind == "gradop":
+        origin = word("gradient_sum", lang) if node.backward_of == "sum" else msg("from_grad", op=node.backward_of)
+        title = f"{node.label} ({render(origin, lang)})"
+    else:
+        title = node.label
+    return shorten(title, LABEL_LIMIT)
 
 
-def small_text(a: np.ndarray) -> str:
-    """`steps.fmt` of a tensor of at most 4 numbers, without numpy's array printer (thousands of nodes add up)."""
-    if a.ndim > 1 or a.dtype.kind not in "biuf":
-        return fmt(a)
-    numbers = [_number(x) for x in a.reshape(-1).tolist()]
-    return numbers[0] if a.ndim == 0 else "[" + ", ".join(numbers) + "]"
+def node_updates(model: StepModel, lang: str = "en") -> list:
+    """Per event: [node id, value line, gradient line, css classes, the card's "now"] of each node it changes."""
+    flows = "tangent" if model.mode == "forward" else "gradient"
+    return [
+        [[node, *node_lines(state, lang, flows)] for node, state in changes.items()] for changes in node_changes(model)
+    ]
 
 
-def _number(x: float | int | bool) -> str:
-    if isinstance(x, (bool, int)):
-        return str(x)
-    if math.isnan(x):
-        return "nan"
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    return f"{x + 0.0:.4g}"  # as steps.fmt: no "-0"
-
-
-def shape_text(node: Node) -> str:
-    shape = "scalar" if node.shape == () else "×".join(str(d) for d in node.shape)
-    return f"{shape} {node.dtype}".strip()
-
-
-def title_text(node: Node) -> str:
-    if node.kind in ("watched", "constant"):
-        return node.label if node.label != node.kind else f"{node.kind} {node.id}"  # e.g. "target (not recorded)"
-    if node.kind == "gradop":
-        origin = "gradient sum" if node.backward_of == "sum" else f"from ∂{node.backward_of}"
-        return f"{node.label} ({origin})"
-    return node.label
-
-
-def node_updates(model: StepModel) -> list:
-    """Per event: [node id, "value" | "grad", text] to apply when the animation reaches it."""
+def _undo(updates: list) -> list:
+    """Per event: what the nodes it changes showed before it, so the browser can step back one event at a time."""
+    shown: dict[str, list] = {}
     out = []
-    shapes = {n.id: n.shape for n in model.nodes}
-    gets_grad = {c.to for e in model.events for c in e.contributions if c.grad is not None}
-    for event in model.events:
-        sets = []
-        if event.kind == "start":
-            sets = [[n.id, "value", "value " + short(n.value)] for n in model.nodes if n.record is None]
-            sets += [[n, "grad", "tangent " + short(t)] for n, t in model.tangents.items()]  # forward mode
-        elif event.kind == "forward":
-            sets = [[event.node, "value", "value " + short(event.value) if event.value is not None else "value ?"]]
-            if event.tangent is not None:
-                sets.append([event.node, "grad", "tangent " + short(event.tangent)])
-        elif event.kind == "seed":
-            sets = [[n, "grad", "grad " + short(np.ones(shapes[n]))] for n in model.target]
-        elif event.kind == "backward":
-            for c in event.contributions:
-                if c.grad is not None:
-                    sets.append([c.to, "grad", "grad " + short(c.total)])
-                elif c.to not in gets_grad:
-                    sets.append([c.to, "grad", "grad None"])
-        elif event.kind == "result":
-            sets = [[n, "grad", "grad None"] for n, g in model.gradients.items() if g is None and n in shapes]
-        out.append(sets)
+    for sets in updates:
+        out.append([shown.get(row[0], [row[0], "", "", "", ""]) for row in sets])
+        shown.update({row[0]: row for row in sets})
     return out
 
 
-def edge_labels(model: StepModel) -> list:
-    """Per event: [edge id, text, css class] drawn on the active edges."""
-    out = []
-    for event in model.events:
-        labels = []
-        if event.kind == "forward":
-            labels = [[e, "", "fwd"] for e in event.edges]
-        for c in event.contributions:
-            if c.grad is None:
-                labels.append([c.edge, "None", "none"])
-            else:
-                m = re.match(r"(\S+) × \(.* = (\S+)\)$", c.local)
-                text = f"{m.group(1)} × {m.group(2)} = {short(c.grad)}" if m else f"→ {short(c.grad)}"
-                labels.append([c.edge, text, "bwd"])
-        out.append(labels)
-    return out
+def edge_labels(model: StepModel, lang: str = "en") -> list:
+    """Per event: [edge id, text, css class] drawn on the edges its contributions flow along."""
+    return [[[c.edge, *edge_label(c, lang)] for c in event.contributions] for event in model.events]
 
 
-def _longest(texts: list, default: str) -> str:
-    return max(texts, key=len) if texts else default
+def cut_reasons(model: StepModel) -> dict:
+    """Edge id -> why no gradient flows back along it (built once: the dashes, labels and cards all read it)."""
+    return {e.id: e.cut for e in model.edges if e.cut is not None}
 
 
-def _label_slots(model: StepModel, drawing: Plan) -> dict:
-    """Drawn edge id -> the longest step label it will carry: Graphviz keeps that much room free beside it."""
+def _label_slots(model: StepModel, drawing: Plan, labels: list, cuts: dict) -> dict:
+    """Drawn edge id -> the longest label it will carry: Graphviz keeps that much room free beside it."""
     slots: dict[str, str] = {}
-    for labels in edge_labels(model):
-        for edge, text, _ in labels:
-            drawn = drawing.edge_of.get(edge)
-            if drawn and text and len(text) > len(slots.get(drawn, "")):
-                slots[drawn] = text
+    texts = [(edge, text) for step in labels for edge, text, _ in step] + list(cuts.items())
+    for edge, text in texts:
+        drawn = drawing.edge_of.get(edge)
+        if drawn and text and len(text) > len(slots.get(drawn, "")):
+            slots[drawn] = text
     return slots
 
 
+class _Dot:
+    """Writes the DOT source of one drawing: clusters for scopes, boxes for folds, copies of much-used leaves."""
+
+    def __init__(self, model: StepModel, updates: list, drawing: Plan, lang: str) -> None:
+        self.model, self.drawing, self.lang = model, drawing, lang
+        self.by_id = {n.id: n for n in model.nodes}
+        self.folded_paths = {name: gid for gid, (name, _, kind) in drawing.groups.items() if kind == "scope"}
+        self.longest: dict[str, list] = {n.id: ["", ""] for n in model.nodes}
+        for sets in updates:  # each node's box is sized for the longest text it will show
+            for node_id, value, grad, *_ in sets:
+                room = self.longest[node_id]
+                self.longest[node_id] = [max(room[0], value, key=len), max(room[1], grad, key=len)]
+        self.copies_into: dict[str, list] = {}
+        for copy in drawing.copies:
+            self.copies_into.setdefault(copy[3], []).append(copy)
+        self.lines: list[str] = []
+
+    def node(self, n: Node, indent: str) -> None:
+        value, grad = self.longest[n.id]
+        title = title_text(n, self.lang) + (f"  {word('target_mark', self.lang)}" if n.is_target else "")
+        texts = (
+            title,
+            shape_text(n.shape, n.dtype, self.lang),
+            value or word("value_unknown", self.lang),
+            grad or word("grad_line", self.lang).format(v="None"),
+        )
+        label = "\\n".join(dot_escape(t) for t in texts)
+        extra = " peripheries=2" if n.is_target else ""
+        self.lines.append(f'{indent}{n.id} [id="n-{n.id}" class="{n.kind}" label="{label}" {STYLE[n.kind]}{extra}];')
+        self.copies(n.id, indent)
+
+    def copies(self, dst: str, indent: str) -> None:
+        """A much-used leaf's copies sit with the op they feed (inside its scope's cluster)."""
+        for copy_id, leaf, k, _ in self.copies_into.get(dst, []):
+            n = self.by_id[leaf]
+            name = dot_escape(shorten(node_name(n), LABEL_LIMIT) if n.kind == "variable" else title_text(n, self.lang))
+            use = dot_escape(render(msg("use_of", k=k, n=self.drawing.copied[leaf]), self.lang))
+            self.lines.append(
+                f'{indent}"{copy_id}" [id="n-{copy_id}" class="{n.kind} use-copy" label="{name}\\n{use}" '
+                f"{STYLE[n.kind]}];"
+            )
+
+    def group(self, gid: str, indent: str) -> None:
+        name, ids, kind = self.drawing.groups[gid]
+        if kind == "scope":
+            folded = render(msg("scope_folded", n=len(ids)), self.lang)
+            label = f"▸ {dot_escape(shorten(name.split('/')[-1], LABEL_LIMIT))}\\n{dot_escape(folded)}"
+        else:
+            ops = sorted({self.by_id[m].label for m in ids if self.by_id[m].record is not None})
+            # two lines: both front ends write a node's value and gradient into its third and fourth lines
+            folded = render(msg("run_folded", n=len(ids), ops=shorten(_few(ops), LABEL_LIMIT)), self.lang)
+            label = f"▸ {dot_escape(folded)}\\n{dot_escape(render(name, self.lang))}"
+        self.lines.append(f'{indent}{gid} [id="n-{gid}" class="group" label="{label}" {STYLE["group"]}];')
+        self.copies(gid, indent)
+
+    def tree(self, branch: dict, indent: str, path: str, counter: list) -> None:
+        for n in branch.get(None, []):
+            self.node(n, indent)
+        for name, sub in branch.items():
+            if name is None:
+                continue
+            full = f"{path}/{name}" if path else name
+            if full in self.folded_paths:
+                self.group(self.folded_paths[full], indent)
+                continue
+            self.lines.append(f"{indent}subgraph cluster_{counter[0]} {{")
+            self.lines.append(f'{indent}  id="c-{counter[0]}"; label="{dot_escape(shorten(name, LABEL_LIMIT))}";')
+            counter[0] += 1
+            self.tree(sub, indent + "  ", full, counter)
+            self.lines.append(f"{indent}}}")
+
+    def flat(self) -> None:
+        for n in self.model.nodes:
+            if n.id not in self.drawing.owner:
+                self.node(n, "  ")
+        for gid in self.drawing.groups:
+            self.group(gid, "  ")
+
+    def edges(self, slots: dict, cuts: dict) -> None:
+        copy_ids = {copy[0] for copy in self.drawing.copies}
+        for edge_id, src, dst in self.drawing.edges:
+            slot = f' label="{"0" * (len(slots[edge_id]) + 2)}" fontcolor=transparent' if edge_id in slots else ""
+            straight = " weight=3" if copy_ids and src not in copy_ids else ""  # the data path straight, copies beside
+            cut = ' style=dashed color="#8a5a00"' if edge_id in cuts else ""  # the viewer adds the reason
+            self.lines.append(f'  {_q(src)} -> {_q(dst)} [id="e-{edge_id}"{slot}{straight}{cut}];')
+
+
 def dot_source(
-    model: StepModel, updates: list, rankdir: str = "LR", collapse: Any = None, drawing: Plan | None = None
+    model: StepModel,
+    updates: list,
+    rankdir: str = "LR",
+    collapse: Any = None,
+    drawing: Plan | None = None,
+    lang: str = "en",
+    labels: list | None = None,
+    cuts: dict | None = None,
 ) -> str:
     """The DOT graph: one cluster per name scope, labels sized for the longest text they will show.
 
@@ -155,95 +219,23 @@ def dot_source(
     space beside the edge, never on a node; `scene` reads the spot back (`edge_anchors`) and removes it.
     """
     drawing = drawing or make_plan(model, collapse)
-    by_id = {n.id: n for n in model.nodes}
-    folded_paths = {name: gid for gid, (name, _, kind) in drawing.groups.items() if kind == "scope"}
-    per_node: dict[str, dict[str, list]] = {n.id: {"value": [], "grad": []} for n in model.nodes}
-    for sets in updates:
-        for node_id, slot, text in sets:
-            per_node[node_id][slot].append(text)
-    lines = [
+    dot = _Dot(model, updates, drawing, lang)
+    dot.lines = [
         "digraph tape {",
         f'  graph [rankdir={rankdir} nodesep=0.25 ranksep=0.45 fontname="{FONT}" fontsize=12 '
         'style="rounded" color="#8899aa" bgcolor="transparent"];',
         f'  node [fontname="{FONT}" fontsize=11 margin="0.12,0.05"];',
         f'  edge [color="#7a7a7a" arrowsize=0.7 fontname="{FONT}" fontsize={SLOT_FONT_SIZE}];',
     ]
-
-    def emit_node(n: Any, indent: str) -> None:
-        texts = per_node[n.id]
-        label = "\\n".join(
-            dot_escape(t)
-            for t in (
-                title_text(n) + ("  ◎ target" if n.is_target else ""),
-                shape_text(n),
-                _longest(texts["value"], "value ?"),
-                _longest(texts["grad"], "grad None"),
-            )
-        )
-        extra = " peripheries=2" if n.is_target else ""
-        lines.append(f'{indent}{n.id} [id="n-{n.id}" class="{n.kind}" label="{label}" {STYLE[n.kind]}{extra}];')
-        emit_copies(n.id, indent)
-
-    copies_into: dict[str, list] = {}
-    for copy in drawing.copies:
-        copies_into.setdefault(copy[3], []).append(copy)
-
-    def emit_copies(dst: str, indent: str) -> None:
-        """A much-used leaf's copies sit with the op they feed (inside its scope's cluster)."""
-        for copy_id, leaf, k, _ in copies_into.get(dst, []):
-            n = by_id[leaf]
-            name = dot_escape(_name(n) if n.kind == "variable" else title_text(n))
-            label = f"{name}\\nuse {k} of {drawing.copied[leaf]}"
-            lines.append(
-                f'{indent}"{copy_id}" [id="n-{copy_id}" class="{n.kind} use-copy" label="{label}" {STYLE[n.kind]}];'
-            )
-
-    def emit_group(gid: str, indent: str) -> None:
-        name, ids, kind = drawing.groups[gid]
-        if kind == "scope":
-            label = f"▸ {dot_escape(name.split('/')[-1])}\\n{len(ids)} nodes folded"
-        else:
-            ops = sorted({by_id[m].label for m in ids if by_id[m].record is not None})
-            # two lines: both front ends write a node's value and gradient into its third and fourth lines
-            label = f"▸ {len(ids)} nodes folded: {dot_escape(_few(ops))}\\n{dot_escape(name)}"
-        lines.append(f'{indent}{gid} [id="n-{gid}" class="group" label="{label}" {STYLE["group"]}];')
-        emit_copies(gid, indent)
-
-    def emit(branch: dict, indent: str, path: str, counter: list) -> None:
-        for n in branch.get(None, []):
-            emit_node(n, indent)
-        for name, sub in branch.items():
-            if name is None:
-                continue
-            full = f"{path}/{name}" if path else name
-            if full in folded_paths:
-                emit_group(folded_paths[full], indent)
-                continue
-            k = counter[0]
-            counter[0] += 1
-            lines.append(f"{indent}subgraph cluster_{k} {{")
-            lines.append(f'{indent}  id="c-{k}"; label="{dot_escape(name)}";')
-            emit(sub, indent + "  ", full, counter)
-            lines.append(f"{indent}}}")
-
     if drawing.scopes:
-        emit(scope_tree(model), "  ", "", [0])
+        dot.tree(scope_tree(model), "  ", "", [0])
     else:
-        for n in model.nodes:
-            if n.id not in drawing.owner:
-                emit_node(n, "  ")
-        for gid in drawing.groups:
-            emit_group(gid, "  ")
-    slots = _label_slots(model, drawing)
-    cuts = {e.id: e.cut for e in model.edges if getattr(e, "cut", "")}  # why a gradient cannot flow back here
-    copy_ids = {copy[0] for copy in drawing.copies}
-    for edge_id, src, dst in drawing.edges:
-        slot = f' label="{"0" * (len(slots[edge_id]) + 2)}" fontcolor=transparent' if edge_id in slots else ""
-        straight = " weight=3" if copy_ids and src not in copy_ids else ""  # the data path straight, copies beside
-        cut = ' style=dashed color="#8a5a00"' if cuts.get(edge_id) else ""  # the viewer adds the reason
-        lines.append(f'  {_q(src)} -> {_q(dst)} [id="e-{edge_id}"{slot}{straight}{cut}];')
-    lines.append("}")
-    return "\n".join(lines)
+        dot.flat()
+    labels = edge_labels(model, lang) if labels is None else labels
+    cut_labels = {edge: cut_label(why, lang) for edge, why in (cut_reasons(model) if cuts is None else cuts).items()}
+    dot.edges(_label_slots(model, drawing, labels, cut_labels), cut_labels)
+    dot.lines.append("}")
+    return "\n".join(dot.lines)
 
 
 def _q(node_id: str) -> str:
@@ -267,43 +259,6 @@ def clusters(model: StepModel, collapse: Any = None, drawing: Plan | None = None
     return out
 
 
-def node_info(model: StepModel) -> dict:
-    """What clicking a node shows: shape, dtype, op, scope, where, full value and final gradient (or tangent)."""
-    info = {}
-    grads = {k: v for k, v in model.gradients.items()}
-    totals: dict[str, Any] = dict(model.tangents)  # forward mode: each node's tangent is its final number
-    for event in model.events:
-        if event.tangent is not None:
-            totals[event.node] = event.tangent
-    for c in (c for e in model.events for c in e.contributions):
-        if c.grad is not None:
-            totals[c.to] = c.total
-    for n in model.nodes:
-        value = "None" if n.value is None else _full(n.value)
-        info[n.id] = {
-            "name": _name(n),
-            "kind": n.kind,
-            "op": n.label if n.record is not None else "",
-            "shape": "scalar" if n.shape == () else str(list(n.shape)),
-            "dtype": n.dtype,
-            "scope": n.scope,
-            "where": n.where,
-            "value": value + (f"  ({n.value_note})" if n.value_note else ""),
-            "grad": _full(grads[n.id]) if grads.get(n.id) is not None else _full(totals.get(n.id)),
-            "backward_of": n.backward_of or "",
-            "uses": "",  # a leaf drawn once per use says so here
-        }
-    return info
-
-
-def _full(value: Any) -> str:
-    if value is None:
-        return "None"
-    if np.size(value) <= 4:  # numpy's printer costs ~0.1 ms a call: thousands of nodes add up
-        return small_text(np.asarray(value))
-    return describe(value)  # large tensors summarised: a node's details must fit beside the graph
-
-
 def _guess_rankdir(model: StepModel, drawing: Plan) -> str:
     """LR or TB for a big graph without laying it out twice: its depth and width from the longest paths."""
     depth: dict[str, int] = {}
@@ -317,17 +272,80 @@ def _guess_rankdir(model: StepModel, drawing: Plan) -> str:
     return "LR" if abs(math.log(wide / 1.6)) <= abs(math.log(tall / 1.6)) else "TB"
 
 
-def scene(model: StepModel, rankdir: str = "auto", collapse: Any = None) -> dict:
-    """Everything the browser needs, as plain JSON: the laid-out SVG and the steps.
+def node_info(model: StepModel, lang: str = "en", finals: dict | None = None, cuts: dict | None = None) -> dict:
+    """What clicking a node shows, written out: name, kind, op, shape, dtype, scope, code, value, end gradient."""
+    finals = final_states(node_changes(model)) if finals is None else finals
+    cuts = cut_reasons(model) if cuts is None else cuts
+    dst = {e.id: e.dst for e in model.edges}
+    into: dict[str, list] = {}
+    for edge, why in cuts.items():
+        into.setdefault(dst[edge], []).append(why_text(why, lang))
+    info = {}
+    for n in model.nodes:
+        info[n.id] = {
+            "name": render(node_name(n), lang),
+            "kind": word("kind_" + n.kind, lang),
+            "op": n.label if n.record is not None else "",
+            "shape": word("scalar", lang) if n.shape == () else str(list(n.shape)),
+            "dtype": n.dtype,
+            "scope": n.scope,
+            "where": n.where,
+            "value": value_text(n, lang),
+            "grad": end_text(finals.get(n.id), lang),
+            "backward_of": render(msg("recorded_by", what=n.backward_of), lang) if n.backward_of else "",
+            "uses": "",  # a leaf drawn once per use says so here
+            "cuts": "\n".join(dict.fromkeys(into.get(n.id, []))),  # the whole reason of each cut edge into it
+            "folded": "",  # a folded scope's path: clicking the box unfolds it
+        }
+    return info
 
-    rankdir "auto" lays the graph out left to right, unless that makes it so wide that the text
-    would be tiny on a screen: then top to bottom, whichever shape is closer to a 16:10 screen.
-    `collapse` draws whole name scopes as one box each (see `plan.make_plan`); their steps light the box.
-    Left as None, a big tape folds by itself, and `notice` says so (empty otherwise).
-    """
-    drawing = make_plan(model, collapse)
+
+def _group_info(model: StepModel, drawing: Plan, info: dict, lang: str) -> None:
+    by_id = {n.id: n for n in model.nodes}
+    for gid, (name, ids, kind) in drawing.groups.items():
+        info[gid] = {key: "" for key in info[ids[0]]} | {
+            "name": render(name, lang),
+            "kind": word("kind_scope" if kind == "scope" else "kind_run", lang),
+            "op": ", ".join(sorted({by_id[m].label for m in ids})),
+            "scope": name if kind == "scope" else "",
+            "folded": name if kind == "scope" else "",
+        }
+    for leaf, count in drawing.copied.items():
+        info[leaf]["uses"] = render(msg("uses", n=count, leaf=leaf), lang)
+
+
+def _events(model: StepModel, drawing: Plan, updates: list, labels: list, lang: str) -> list:
+    """Per event, for the browser and `to_svg` to apply: the node changes (and their undo), edges and words."""
     owner = drawing.owner
-    updates = node_updates(model)
+    out = []
+    for e, sets, undo, edge_texts in zip(model.events, updates, _undo(updates), labels):
+        node = owner.get(e.node, e.node)
+        where = word("kind_" + e.kind, lang)
+        if node and e.kind in ("forward", "backward"):
+            name = render(node_name(model.node(e.node)) if e.node not in owner else drawing.groups[node][0], lang)
+            where += f": {shorten(name, LABEL_LIMIT)}"
+        out.append(
+            {
+                "kind": e.kind,
+                "node": node,
+                "edges": list(dict.fromkeys(drawing.edge_of[x] for x in e.edges if x in drawing.edge_of)),
+                "text": lines(e.lines, lang),
+                "warn": [i for i, m in enumerate(e.lines) if getattr(m, "key", "") in WARNINGS],  # drawn in red
+                "where": where,
+                "nonfinite": e.nonfinite,
+                "set": [s for s in sets if s[0] not in owner],
+                "undo": [s for s in undo if s[0] not in owner],
+                "labels": [[drawing.edge_of[x], text, cls] for x, text, cls in edge_texts if x in drawing.edge_of],
+            }
+        )
+    return out
+
+
+def _layout(model: StepModel, updates: list, rankdir: str, drawing: Plan, texts: dict) -> tuple[str, str]:
+    """The laid-out SVG and the direction chosen ("auto": LR unless TB is closer to a screen's shape).
+
+    `texts` holds what `dot_source` needs besides the nodes' lines: lang, labels and cuts.
+    """
     n_drawn = drawn_nodes(model, drawing)
     big = n_drawn >= PROGRESS_NODES
     if big:
@@ -335,49 +353,50 @@ def scene(model: StepModel, rankdir: str = "auto", collapse: Any = None) -> dict
     if rankdir == "auto" and big:
         rankdir = _guess_rankdir(model, drawing)
     chosen = "LR" if rankdir == "auto" else rankdir
-    svg = layout(dot_source(model, updates, chosen, drawing=drawing))
+    svg = layout(dot_source(model, updates, chosen, drawing=drawing, **texts))
     if rankdir == "auto" and aspect(svg) > 2.5:
-        tall = layout(dot_source(model, updates, "TB", drawing=drawing))
+        tall = layout(dot_source(model, updates, "TB", drawing=drawing, **texts))
         if abs(math.log(aspect(tall) / 1.6)) < abs(math.log(aspect(svg) / 1.6)):
             svg, chosen = tall, "TB"
+    return svg, chosen
+
+
+def scene(model: StepModel, rankdir: str = "auto", collapse: Any = None, lang: str | None = None) -> dict:
+    """Everything the browser needs, as plain JSON: the laid-out SVG, the frames and the words.
+
+    rankdir "auto" lays the graph out left to right, unless that makes it so wide that the text
+    would be tiny on a screen: then top to bottom, whichever shape is closer to a 16:10 screen.
+    `collapse` draws whole name scopes as one box each (see `plan.make_plan`); their steps light the box.
+    Left as None, a big tape folds by itself, and `notice` says so (empty otherwise).
+    `lang` is the language of every word ("en" or "ko"; default: `set_language`'s).
+    """
+    lang = resolve(lang)
+    drawing = make_plan(model, collapse)
+    changes = node_changes(model)
+    flows = "tangent" if model.mode == "forward" else "gradient"
+    updates = [[[node, *node_lines(state, lang, flows)] for node, state in c.items()] for c in changes]
+    labels = edge_labels(model, lang)
+    cuts = cut_reasons(model)  # built once: the dashes, the label slots, the labels and the cards read it
+    svg, chosen = _layout(model, updates, rankdir, drawing, {"lang": lang, "labels": labels, "cuts": cuts})
     anchors = edge_anchors(svg)
     svg = _without_slot_text(svg)
-    by_id = {n.id: n for n in model.nodes}
-    info = node_info(model)
-    for gid, (name, ids, kind) in drawing.groups.items():
-        info[gid] = {key: "" for key in info[ids[0]]} | {
-            "name": name,
-            "kind": "folded scope" if kind == "scope" else "folded run of ops",
-            "op": ", ".join(sorted({by_id[m].label for m in ids})),
-            "scope": name if kind == "scope" else "",
-        }
-    for leaf, count in drawing.copied.items():
-        info[leaf]["uses"] = f"drawn once per use: {count} copies ({leaf}-use1 to {leaf}-use{count})"
-    events = []
-    for e, sets, labels in zip(model.events, updates, edge_labels(model)):
-        edges = list(dict.fromkeys(drawing.edge_of[x] for x in e.edges if x in drawing.edge_of))
-        events.append(
-            {
-                "kind": e.kind,
-                "node": owner.get(e.node, e.node),
-                "edges": edges,
-                "text": list(e.text),
-                "nonfinite": e.nonfinite,
-                "set": [s for s in sets if s[0] not in owner],
-                "labels": [[drawing.edge_of[x], text, cls] for x, text, cls in labels if x in drawing.edge_of],
-            }
-        )
+    info = node_info(model, lang, final_states(changes), cuts)
+    _group_info(model, drawing, info, lang)
+    first_nan = next((e.node for e in model.events if e.nonfinite and e.node), None)
     return {
         "svg": svg,
-        "nodes": [n.id for n in model.nodes if n.id not in owner] + list(drawing.groups),
+        "nodes": [n.id for n in model.nodes if n.id not in drawing.owner] + list(drawing.groups),
         "info": info,
         "clusters": clusters(model, drawing=drawing),
         "anchors": anchors,
-        "events": events,
+        "events": _events(model, drawing, updates, labels, lang),
         "rankdir": chosen,  # the direction drawn: a static PNG of the view is laid out the same way
         # why a gradient path is cut (numpy escape, int dtype, stop_gradient, ...): drawn dashed with the reason
-        "cuts": {e.id: e.cut for e in model.edges if getattr(e, "cut", "")},
-        "notice": drawing.notice,
+        "cuts": {edge: [why_text(why, lang), cut_label(why, lang)] for edge, why in cuts.items()},
+        "notice": render(drawing.notice, lang) if drawing.notice else "",
         "folded": [name for name, _, kind in drawing.groups.values() if kind == "scope"],  # for unfolding
-        "flows": "tangent" if model.mode == "forward" else "gradient",  # what the details card calls it
+        "flows": flows,  # what flows along the edges: the card and the hint name it
+        "first_nan": drawing.owner.get(first_nan, first_nan),  # the first op whose output is not finite
+        "lang": lang,
+        "words": js_words(lang) | {"flows": word("flows_" + flows, lang)},
     }

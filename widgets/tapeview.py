@@ -9,10 +9,10 @@ from typing import Any
 import anywidget
 import traitlets
 
-from . import export, steps
+from . import export, lifetime, steps
+from .formatting import resolve
 from .scene import scene as build_scene
 
-_HERE = Path(__file__).parent
 PNG_MAX_NODES = 500  # above this, `dot -Tpng` takes about a second and the PNG weighs half a megabyte
 
 
@@ -20,14 +20,18 @@ class TapeView(anywidget.AnyWidget):
     """Step through the recorded tape of `target` (d target / d sources), forwards then backwards.
 
     Create it from a persistent tape, or before `tape.gradient` releases a one-shot tape's records.
-    `sources` defaults to every variable and watched tensor the tape saw. `rankdir` is Graphviz's
+    `sources` is what `tape.gradient` takes (one tensor or variable, or a list); by default every variable
+    and watched tensor the tape saw. The view closes when the cell that made it runs again. `rankdir` is Graphviz's
     direction: "LR" (left to right), "TB" (top to bottom), or "auto" (LR unless the graph gets too wide).
     `collapse` draws name scopes as one box each: True for every top-level scope, or a list of scope
     paths (e.g. ["sequential/dense"]); in the browser, clicking a scope's frame folds it too.
+    `lang` is the language of every word the view shows: "en" or "ko" (default: `set_language`'s, "en").
     """
 
-    _esm = _HERE / "tapeview.js"
-    _css = _HERE / "tapeview.css"
+    # Strings, not Paths: anywidget keeps every widget whose _esm or _css is a Path in a registry (to reload
+    # it when the file changes), so a closed view would never be freed with its scene and values.
+    _esm = export.script()
+    _css = export.style()
     scene = traitlets.Dict().tag(sync=True)
     step = traitlets.Int(0).tag(sync=True)
     folded = traitlets.List().tag(sync=True)  # scope paths folded by a click in the browser
@@ -39,19 +43,21 @@ class TapeView(anywidget.AnyWidget):
         sources: Any = None,
         rankdir: str = "auto",
         collapse: Any = None,
+        lang: str | None = None,
         **kwargs: Any,
     ) -> None:
         if rankdir not in ("auto", "LR", "TB", "RL", "BT"):
             raise ValueError(f'TapeView: rankdir must be "auto", "LR", "TB", "RL" or "BT", not {rankdir!r}')
         self.model = steps.build(tape, target, sources)
-        self._collapse, self._rankdir = collapse, rankdir
+        self._collapse, self._rankdir, self.lang = collapse, rankdir, resolve(lang)
         self._png: bytes | None = None
-        super().__init__(scene=build_scene(self.model, rankdir, collapse), **kwargs)
+        super().__init__(scene=build_scene(self.model, rankdir, collapse, self.lang), **kwargs)
         self.observe(self._refold, names="folded")
+        lifetime.adopt(self)  # closed when its cell runs again: ipywidgets would keep it (and its values) forever
 
     def _refold(self, change: Any) -> None:
         """A scope folded or unfolded in the browser: lay the graph out again, the folded scopes as small boxes."""
-        self.scene = build_scene(self.model, self._rankdir, list(change["new"]) or False)
+        self.scene = build_scene(self.model, self._rankdir, list(change["new"]) or False, self.lang)
 
     @property
     def n_steps(self) -> int:
@@ -61,7 +67,7 @@ class TapeView(anywidget.AnyWidget):
         """The graph at `step` as an SVG string; by default the step the view shows now (-1: the last)."""
         return export.to_svg(self.scene, self.step if step is None else step)
 
-    def save_html(self, path: str | Path, title: str = "minitape tape view") -> Path:
+    def save_html(self, path: str | Path, title: str | None = None) -> Path:
         """Write one self-contained HTML file that animates offline (for slides and course websites)."""
         return export.save_html(self.scene, path, title)
 

@@ -51,9 +51,7 @@ def viewer_language(lang: str) -> None:
     """Tell the tape viewer which language to speak: the one place the lessons set it."""
     from minitape import widgets
 
-    # The lead removes this guard when merging the viewer's Korean (widgets.set_language, another branch).
-    if hasattr(widgets, "set_language"):
-        widgets.set_language(lang)
+    widgets.set_language(lang)
 
 
 def use_korean_font() -> str | None:

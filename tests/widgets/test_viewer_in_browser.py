@@ -24,16 +24,7 @@ playwright = pytest.importorskip("playwright.sync_api", reason="the browser test
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
-
+CHROMIUM = "/usr/bin/chromium"  # the `browser` fixture (conftest.py) launches it
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists() or shutil.which("dot") is None,
     reason="needs Debian's chromium and graphviz (`apt-get install chromium graphviz`)",
@@ -50,16 +41,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 def notebook_json(code: str, outputs: list | None = None) -> dict:

@@ -62,7 +62,7 @@ def test_stop_gradient_and_unwatched_constant_are_none_paths_never_zero():
         y = x * c + mt.stop_gradient(x * 3.0)
     model = steps.build(tape, y, [x])
     nones = [c for e in model.events for c in e.contributions if c.grad is None]
-    reasons = " | ".join(c.reason for c in nones)
+    reasons = " | ".join(str(c.reason) for c in nones)
     assert "StopGradient has no gradient" in reasons
     assert "unwatched constant" in reasons
     constant = next(n for n in model.nodes if n.kind == "constant" and n.value is not None and float(n.value) == 4.0)
@@ -82,7 +82,7 @@ def test_source_that_only_reaches_the_target_through_stop_gradient_is_none_with_
     model = steps.build(tape, y, [x, z])
     gx, gz = (model.gradients[s] for s in model.sources)
     assert float(gx) == 4.0 and gz is None
-    assert re.search("stop_?gradient", model.reasons[model.sources[1]], flags=re.I)
+    assert re.search("stop_?gradient", str(model.reasons[model.sources[1]]), flags=re.I)
     assert tape.gradient(y, z) is None
 
 
@@ -95,9 +95,9 @@ def test_integer_source_and_missing_gradient_are_explained():
         y = twice(x) * x + mt.cast(k, mt.float32) * x
     model = steps.build(tape, y, [x, k])
     assert model.gradients[model.sources[1]] is None
-    assert "int32" in model.reasons[model.sources[1]]
-    missing = [c for e in model.events for c in e.contributions if c.grad is None and "LookupError" in c.reason]
-    assert missing and 'RegisterGradient("TwiceWithoutGradient")' in missing[0].reason
+    assert "int32" in str(model.reasons[model.sources[1]])
+    missing = [c for e in model.events for c in e.contributions if c.grad is None and "LookupError" in str(c.reason)]
+    assert missing and 'RegisterGradient("TwiceWithoutGradient")' in str(missing[0].reason)
     assert "raises LookupError" in " ".join(model.events[-1].text)
 
 
@@ -210,7 +210,7 @@ def test_keras_mlp_step_matches_the_engine():
 
 
 def cut_reasons(model) -> list:
-    return [e.cut.split(":")[0] for e in model.edges if e.cut]
+    return [str(e.cut).split(":")[0] for e in model.edges if e.cut]
 
 
 def test_every_kind_of_cut_is_drawn_as_a_dashed_edge_with_its_reason():
