@@ -36,7 +36,8 @@ def backward(records: list, seeds: dict[int, Tensor], source_ids: set[int], obse
     """Propagate `seeds` (the gradient at each target, by id) back to `source_ids`; return their gradients."""
     reached, relevant = reachable_from(records, source_ids)
     is_reached = reached.__contains__  # bound once: binding it costs as much as asking it
-    unseen = observer is None and not (state.tapes or state.accumulators or state.check_numerics)  # see bare.py
+    # see bare.py; mt.function hook: a tracer listens too, so a traced backward pass runs its rules' ops as tensors
+    unseen = observer is None and not (state.tapes or state.accumulators or state.check_numerics or state.tracers)
     grads: dict = {i: g._value for i, g in seeds.items()} if unseen else dict(seeds)
     outer, quiet = (state.backward_of, state.bare), NUMPY_ERRORS.set(IGNORE_ALL)  # NaN, inf: values, no warnings
     state.bare = running_bare = False

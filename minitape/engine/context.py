@@ -25,6 +25,8 @@ class _ThreadState(threading.local):
         self.scope = ""  # the path of the open mt.name_scope blocks, "model/dense": records and variables take it
         self.backward_of: Any = None  # the record whose gradient rule is running, for messages and viewers
         self.bare = False  # a backward pass nothing listens to is running: ops compute on numpy arrays (bare.py)
+        # mt.function hook: the tracers recording this thread's ops into graphs (minitape/function/trace.py)
+        self.tracers: list[Any] = []
 
 
 state = _ThreadState()

@@ -51,6 +51,8 @@ def apply(op: Any, *args: Any, name: str | None = None, **attrs: Any) -> Any:
         outputs = [Tensor(np.asarray(r, dtype)) for r in result]
     if state.check_numerics:
         debugging.check_outputs(op.name, inputs, outputs)
+    for tracer in state.tracers:  # mt.function hook: each op this path runs joins the graph being traced
+        tracer.op_ran(op, inputs, attrs, outputs)
     if state.tapes or state.accumulators:
         record(op.name, inputs, outputs, attrs, op.keep, None, sys._getframe(1))
     return outputs[0] if op.n_outputs == 1 else outputs

@@ -1,0 +1,192 @@
+"""Running a recorded graph again: the numpy calls one after another on a list of slots, nothing else.
+
+`Program` turns a graph's steps into flat tuples once; `run` is then one loop: no conversions, no records, no
+Tensor wrapping between steps, variables written as the steps say. `run_as_ops` instead sends every op through
+the engine's op path, so that tapes and accumulators open around the call record them (that is how a traced
+function is differentiable, to any order) and an outer `tf.function` being traced records them.
+
+A guard whose value goes the other way stops the run: the variables the run wrote are put back (nothing else was
+changed: `mt.print` waits for the end of a guarded run) and `GuardFailedError` tells the caller to take another graph.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minitape.engine.context import IGNORE_ALL, NUMPY_ERRORS
+from minitape.engine.tensor import Tensor
+from minitape.function.graph import AssignStep, CallStep, Graph, GuardStep, OpStep, ReadStep, Slot
+from minitape.function.trace import runs_each_call
+from minitape.values import nest
+
+ONE_IN, TWO_IN, ANY_IN, READ, ASSIGN, CALL, GUARD = range(7)
+_COMBINE = {"AssignVariableOp": None, "AssignAddVariableOp": np.add, "AssignSubVariableOp": np.subtract}
+ndarray = np.ndarray
+
+
+class GuardFailedError(Exception):
+    """A Python branch of the traced code would go another way for these values."""
+
+
+class Program:
+    """A graph's steps as flat tuples for `run`."""
+
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+        self.code = [_compiled(step) for step in graph.steps]
+        self.template: list = [None] * graph.n_slots
+        for slot, value in graph.constants.items():
+            self.template[slot] = value
+        self.guarded = graph.guarded
+        self.assigned = [s.variable for s in graph.steps if type(s) is AssignStep]
+        # a call that only prints can wait for the end of a guarded run; any other call cannot be undone
+        self.undoable = all(type(s) is not CallStep or getattr(s.function, "_prints_only", False) for s in graph.steps)
+
+
+def _compiled(step: Any) -> tuple:
+    kind = type(step)
+    if kind is OpStep:
+        op, ins = step.op, step.inputs
+        if step.op.n_outputs != 1 or step.attrs:
+            return ANY_IN, op.forward, ins, step.attrs, step.outputs, step.dtype, op.n_outputs
+        code = ONE_IN if len(ins) == 1 else TWO_IN if len(ins) == 2 else ANY_IN
+        return code, op.forward, ins, step.attrs, step.outputs, step.dtype, 1
+    if kind is ReadStep:
+        return READ, step.variable, step.output
+    if kind is AssignStep:
+        return ASSIGN, step.variable, _COMBINE[step.op_type], step.source
+    if kind is CallStep:
+        return CALL, step
+    return GUARD, step
+
+
+def run(program: Program, arrays: list) -> list:
+    """Run the graph on the input arrays; return the slots' values."""
+    values = program.template.copy()
+    for slot, array in zip(program.graph.inputs, arrays):
+        values[slot] = array
+    saved = [(v, v._value) for v in program.assigned] if program.guarded else None
+    deferred: list | None = [] if program.guarded else None
+    quiet = NUMPY_ERRORS.set(IGNORE_ALL)  # NaN and inf are values, as in the eager path
+    try:
+        _steps(program.code, values, deferred)
+    except GuardFailedError:
+        for variable, value in saved:
+            variable._value = value
+        raise
+    finally:
+        NUMPY_ERRORS.reset(quiet)
+    for call in deferred or ():
+        _call(call, values)
+    return values
+
+
+def _steps(code: list, values: list, deferred: list | None) -> None:  # noqa: C901 - one branch per kind of step
+    for step in code:
+        kind = step[0]
+        if kind <= ANY_IN:
+            forward, ins, attrs, outs, dtype = step[1:6]
+            if kind == ONE_IN:
+                result = forward(values[ins[0]])
+            elif kind == TWO_IN:
+                result = forward(values[ins[0]], values[ins[1]])
+            else:
+                result = forward(*[values[i] for i in ins], **attrs)
+            if step[6] == 1:
+                values[outs[0]] = (
+                    result if type(result) is ndarray and result.dtype is dtype else np.asarray(result, dtype)
+                )
+            else:
+                for slot, r in zip(outs, result):
+                    values[slot] = np.asarray(r, dtype)
+        elif kind == READ:
+            values[step[2]] = step[1]._value
+        elif kind == ASSIGN:
+            _assign(step[1], step[2], values[step[3]])
+        elif kind == CALL:
+            if deferred is not None and getattr(step[1].function, "_prints_only", False):
+                deferred.append(step[1])
+            else:
+                _call(step[1], values)
+        elif not _holds(step[1], values[step[1].slot]):
+            raise GuardFailedError(step[1])
+
+
+def _assign(variable: Any, combine: Any, source: np.ndarray) -> None:
+    """What `Variable._assign` computes, on arrays: the new value is a fresh array (earlier reads keep theirs)."""
+    dtype = variable._value.dtype
+    value = source if combine is None else np.asarray(combine(variable._value, source))
+    variable._value = value if value.dtype is dtype else value.astype(dtype)
+
+
+def _holds(guard: GuardStep, value: np.ndarray) -> bool:
+    if guard.kind == "bool":
+        return bool(value.reshape(())) is guard.expected if value.size else guard.expected is False
+    return bool(np.array_equal(value, guard.expected))
+
+
+def _call(step: CallStep, values: list) -> None:
+    def as_tensor(leaf: Any) -> Any:
+        return Tensor(values[leaf.index]) if type(leaf) is Slot else leaf
+
+    result = step.function(*nest.map_structure(as_tensor, step.args), **nest.map_structure(as_tensor, step.kwargs))
+    _store_results(step.outputs, result, values)
+
+
+def _store_results(template: Any, result: Any, values: list) -> None:
+    for slot, leaf in zip(nest.flatten(template), nest.flatten(result)):
+        if type(slot) is Slot:
+            values[slot.index] = leaf._value
+
+
+def outputs(graph: Graph, values: list) -> Any:
+    """The function's result: its structure, with a fresh tensor for each slot."""
+    return nest.map_structure(lambda leaf: Tensor(values[leaf.index]) if type(leaf) is Slot else leaf, graph.outputs)
+
+
+def run_as_ops(graph: Graph, tensors: list) -> list:
+    """Run the graph's steps through the engine (each op recorded by whoever listens); return the slots' tensors."""
+    values: list = [None] * graph.n_slots
+    for slot, value in graph.constants.items():
+        values[slot] = Tensor(value)
+    for slot, tensor in zip(graph.inputs, tensors):
+        values[slot] = tensor
+    saved = [(s.variable, s.variable._value) for s in graph.steps if type(s) is AssignStep]
+    try:
+        for step in graph.steps:
+            _step_as_op(step, values)
+    except GuardFailedError:
+        for variable, value in saved:
+            variable._value = value
+        raise
+    return values
+
+
+def _step_as_op(step: Any, values: list) -> None:
+    kind = type(step)
+    if kind is OpStep:
+        result = step.op(*[values[i] for i in step.inputs], **step.attrs)
+        for slot, tensor in zip(step.outputs, result if step.op.n_outputs != 1 else [result]):
+            values[slot] = tensor
+    elif kind is ReadStep:
+        values[step.output] = step.variable.read_value()
+    elif kind is AssignStep:
+        method = {"AssignVariableOp": "assign", "AssignAddVariableOp": "assign_add"}.get(step.op_type, "assign_sub")
+        getattr(step.variable, method)(values[step.source])
+    elif kind is CallStep:  # through runs_each_call, so that an outer trace records the call
+        args, kwargs = (nest.map_structure(lambda x: values[x.index] if type(x) is Slot else x, a) for a in step.io)
+        result = runs_each_call(step.function)(*args, **kwargs)
+        for slot, leaf in zip(nest.flatten(step.outputs), nest.flatten(result)):
+            if type(slot) is Slot:
+                values[slot.index] = leaf
+    elif not _holds_as_op(step, values[step.slot]):
+        raise GuardFailedError(step)
+
+
+def _holds_as_op(guard: GuardStep, tensor: Tensor) -> bool:
+    """The guard, asked as the Python code asked it (an outer trace guards on it in turn)."""
+    if guard.kind == "bool":
+        return bool(tensor) is guard.expected
+    return bool(np.array_equal(float(tensor), guard.expected))
