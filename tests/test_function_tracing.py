@@ -1,0 +1,276 @@
+"""mt.function as TensorFlow's tf.function: tracing once per signature, replaying the graph, TensorFlow's rules.
+
+Expected values and messages are TensorFlow 2.21's, from running the same code (written in as data).
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import minitape as mt
+from minitape import keras
+
+
+def test_python_print_runs_at_tracing_and_mt_print_at_every_call(capsys):
+    @mt.function
+    def f(x):
+        print("Tracing with", x)
+        mt.print("Executing with", x)
+        return x * 2
+
+    results = [f(mt.constant(1.0)), f(mt.constant(2.0)), f(mt.constant([1.0, 2.0])), f(1), f(2), f(1.0), f(1)]
+    out, err = capsys.readouterr()
+    # TensorFlow 2.21 prints exactly these lines (stdout: tracing; stderr: tf.print), and counts 4 traces
+    assert out.splitlines() == [
+        'Tracing with Tensor("x:0", shape=(), dtype=float32)',
+        'Tracing with Tensor("x:0", shape=(2,), dtype=float32)',
+        "Tracing with 1",
+        "Tracing with 2",
+    ]
+    assert err.splitlines() == ["Executing with " + s for s in ["1", "2", "[1 2]", "1", "2", "1", "1"]]
+    assert f.experimental_get_tracing_count() == 4
+    assert [r.numpy().tolist() for r in results] == [2.0, 4.0, [2.0, 4.0], 2, 4, 2, 2]
+
+
+def test_a_new_dtype_retraces():
+    f = mt.function(lambda x: x + x)
+    f(mt.constant(1.0))
+    f(mt.constant(1.0, dtype=mt.float64))
+    f(mt.constant(3.0, dtype=mt.float64))
+    assert f.experimental_get_tracing_count() == 2
+
+
+def test_replay_follows_new_input_values_and_variables():
+    v = mt.Variable([1.0, 2.0])
+
+    @mt.function
+    def f(x):
+        return mt.reduce_sum(mt.sin(x) * v) + mt.exp(x[0])
+
+    for values in ([0.1, 0.2], [1.5, -3.0], [2.0, 7.0]):
+        v.assign(np.array(values[::-1], np.float32))
+        x = mt.constant(values)
+        expected = np.sum(np.sin(np.float32(values)) * np.float32(values[::-1])) + np.exp(np.float32(values[0]))
+        assert f(x).numpy() == pytest.approx(expected, rel=1e-6)
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_input_signature_is_enforced_with_tensorflows_message():
+    f = mt.function(lambda x: x + 1, input_signature=[mt.TensorSpec(shape=[None], dtype=mt.float32)])
+    assert f(mt.constant([1.0])).numpy().tolist() == [2.0]
+    assert f([1.0, 2.0]).numpy().tolist() == [2.0, 3.0]  # converted to the signature's dtype, as in TensorFlow
+    # TensorFlow 2.21: TypeError: Binding inputs to tf.function failed due to `Can not cast TensorSpec(shape=(2,),
+    # dtype=tf.int32, name=None) to TensorSpec(shape=(None,), dtype=tf.float32, name=None)`. Received args: ...
+    with pytest.raises(TypeError, match=r"Binding inputs to tf.function failed due to `Can not cast TensorSpec\("):
+        f(mt.constant([1, 2]))
+    with pytest.raises(TypeError, match="Can not cast TensorSpec.shape=.1, 1."):
+        f(mt.constant([[1.0]]))
+    with pytest.raises(TypeError, match="failed due to `too many positional arguments`"):
+        f(mt.constant([1.0]), mt.constant([1.0]))
+
+
+def test_variables_may_be_created_on_the_first_trace_only():
+    class Scale:
+        def __init__(self):
+            self.v = None
+
+        @mt.function
+        def __call__(self, x):
+            if self.v is None:
+                self.v = mt.Variable(2.0)
+            return self.v * x
+
+    s = Scale()
+    assert s(mt.constant(3.0)).numpy() == 6.0
+    assert s(mt.constant([1.0])).numpy().tolist() == [2.0]  # a second trace creates nothing: allowed
+
+    class Always:
+        @mt.function
+        def __call__(self, x):
+            self.v = mt.Variable(1.0)
+            return self.v * x
+
+    a = Always()
+    a(mt.constant(1.0))
+    # TensorFlow 2.21 raises this ValueError (at the first call already: it traces twice)
+    with pytest.raises(ValueError, match="tf.function only supports singleton tf.Variables created on the first call"):
+        a(mt.constant([1.0]))
+
+
+def test_numpy_inside_raises_as_in_graph_mode():
+    with pytest.raises(AttributeError, match="'SymbolicTensor' object has no attribute 'numpy'"):  # TensorFlow 2.21
+        mt.function(lambda x: x.numpy())(mt.constant(1.0))
+    with pytest.raises(NotImplementedError, match=r"Cannot convert a symbolic tf.Tensor \(x:0\) to a numpy array"):
+        mt.function(lambda x: np.asarray(x))(mt.constant(1.0))
+    with pytest.raises(TypeError, match="unsupported format string passed to SymbolicTensor.__format__"):
+        mt.function(lambda x: f"{x:.2f}")(mt.constant(1.0))
+
+
+def test_an_if_on_a_tensor_is_guarded_and_both_branches_replay():
+    traces = []
+
+    @mt.function
+    def f(x):
+        traces.append(x)  # a Python side effect: once per trace
+        if mt.reduce_sum(x) > 0:
+            return x * 2.0
+        return -x
+
+    assert f(mt.constant([1.0, 2.0])).numpy().tolist() == [2.0, 4.0]
+    assert f(mt.constant([-1.0, -2.0])).numpy().tolist() == [1.0, 2.0]  # the guard failed: the other branch traced
+    assert f(mt.constant([3.0, 1.0])).numpy().tolist() == [6.0, 2.0]
+    assert f(mt.constant([-3.0, 1.0])).numpy().tolist() == [3.0, -1.0]
+    assert len(traces) == 2 and f.experimental_get_tracing_count() == 2
+
+
+def test_a_while_on_a_tensor_replays_only_for_the_same_number_of_turns():
+    @mt.function
+    def halvings(x):
+        n = mt.constant(0)
+        while x > 1.0:
+            x = x / 2.0
+            n = n + 1
+        return n
+
+    assert [int(halvings(mt.constant(v))) for v in (8.0, 5.0, 100.0, 6.0, 1.0)] == [3, 3, 7, 3, 0]
+    assert halvings.experimental_get_tracing_count() == 3  # 3 turns, 7 turns, none
+
+
+def test_a_guard_undoes_the_assigns_of_a_run_that_took_the_other_way():
+    v = mt.Variable(0.0)
+
+    @mt.function
+    def f(x):
+        v.assign_add(1.0)
+        if x > 0:
+            v.assign_add(10.0)
+        return v.read_value()
+
+    assert [float(f(mt.constant(c))) for c in (1.0, -1.0, 2.0, -2.0)] == [11.0, 12.0, 23.0, 24.0]
+
+
+def test_retracing_warning_as_tensorflow_words_it():
+    many = mt.function(lambda x: x)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for i in range(7):
+            many(i)
+    texts = [str(w.message) for w in caught]
+    # TensorFlow 2.21 logs two warnings, at the 5th and the 6th call
+    assert len(texts) == 2 and texts[0].startswith("5 out of the last 5 calls to <function test_retracing")
+    assert texts[1].startswith("6 out of the last 6 calls") and "reduce_retracing=True" in texts[1]
+
+
+def _finite_difference(f, x, eps=1e-6):
+    grads = np.zeros_like(x)
+    for i in range(x.size):
+        d = np.zeros_like(x)
+        d.flat[i] = eps
+        grads.flat[i] = (f(x + d) - f(x - d)) / (2 * eps)
+    return grads
+
+
+def test_a_function_inside_a_tape_is_differentiable_to_the_second_order():
+    @mt.function
+    def f(x):
+        return mt.reduce_sum(mt.sin(x) * x * x)
+
+    x0 = np.array([0.3, -1.2, 2.0])
+    f(mt.constant(x0))  # traced once already: the calls below replay
+    x = mt.constant(x0)
+    with mt.GradientTape() as outer:
+        outer.watch(x)
+        with mt.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        g = inner.gradient(y, x)
+    h = outer.gradient(g, x)
+
+    def numpy_f(v):
+        return np.sum(np.sin(v) * v * v)
+
+    def numpy_g(v):
+        return np.cos(v) * v * v + 2 * v * np.sin(v)
+
+    np.testing.assert_allclose(g.numpy(), _finite_difference(numpy_f, x0), rtol=1e-6)
+    np.testing.assert_allclose(h.numpy(), _finite_difference(lambda v: np.sum(numpy_g(v)), x0), rtol=1e-5)
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_a_gradient_taken_inside_the_function_replays():
+    w = mt.Variable(np.array([0.5, -0.25]))
+
+    @mt.function
+    def grad(x):
+        with mt.GradientTape() as tape:
+            y = mt.reduce_sum(mt.tanh(x * w))
+        return tape.gradient(y, w)
+
+    for x0 in ([1.0, 2.0], [-0.5, 3.0]):
+        x = np.array(x0)
+        expected = _finite_difference(lambda v, x=x: np.sum(np.tanh(x * v)), w.numpy())
+        np.testing.assert_allclose(grad(mt.constant(x)).numpy(), expected, rtol=1e-6)
+    assert grad.experimental_get_tracing_count() == 1
+
+
+def test_nested_functions_trace_once_each():
+    inner = mt.function(lambda x: mt.square(x) + 1.0)
+
+    @mt.function
+    def outer(x):
+        return inner(x) * inner(x + 1.0)
+
+    assert float(outer(mt.constant(1.0))) == 2.0 * 5.0
+    assert float(outer(mt.constant(2.0))) == 5.0 * 10.0
+    assert inner.experimental_get_tracing_count() == 1 and outer.experimental_get_tracing_count() == 1
+
+
+def test_random_numbers_and_dropout_are_drawn_at_every_call():
+    f = mt.function(lambda x: mt.nn.dropout(x, 0.5) + mt.random.normal([64]))
+    a, b = f(mt.ones([64])), f(mt.ones([64]))
+    assert not np.array_equal(a.numpy(), b.numpy())
+
+
+def test_get_concrete_function_traces_without_changing_variables():
+    v = mt.Variable(1.0)
+
+    @mt.function
+    def bump(x):
+        v.assign_add(x)
+        return v.read_value()
+
+    concrete = bump.get_concrete_function(mt.TensorSpec([], mt.float32))
+    assert float(v) == 1.0 and bump.experimental_get_tracing_count() == 1
+    assert float(concrete(mt.constant(2.0))) == 3.0 and float(bump(mt.constant(1.0))) == 4.0
+    assert str(concrete).startswith(
+        "ConcreteFunction Input Parameters:\n  x (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(), dtype=mt.float32"
+    )
+
+
+def _lesson08_style_training(wrap):
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential([keras.Input((20,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dense(10)])
+    optimizer = keras.optimizers.Adam(0.01)
+    loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+    def train_step(x, y):
+        with mt.GradientTape() as tape:
+            loss = loss_fn(y, model(x, training=True))
+        gradients = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+        return loss
+
+    step = wrap(train_step)
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(96, 20)).astype("float32"), rng.integers(0, 10, 96)
+    losses = [step(x[s : s + 32], y[s : s + 32]).numpy() for _ in range(3) for s in range(0, 96, 32)]
+    return np.array(losses), [w.numpy() for w in model.weights], step
+
+
+def test_a_traced_keras_train_step_replays_bit_for_bit_the_eager_steps():
+    eager_losses, eager_weights, _ = _lesson08_style_training(lambda f: f)
+    losses, weights, step = _lesson08_style_training(mt.function)
+    assert step.experimental_get_tracing_count() == 1
+    assert np.array_equal(losses, eager_losses) and eager_losses[-1] < eager_losses[0]
+    assert all(np.array_equal(a, b) for a, b in zip(weights, eager_weights))
