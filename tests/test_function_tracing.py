@@ -274,3 +274,21 @@ def test_a_traced_keras_train_step_replays_bit_for_bit_the_eager_steps():
     assert step.experimental_get_tracing_count() == 1
     assert np.array_equal(losses, eager_losses) and eager_losses[-1] < eager_losses[0]
     assert all(np.array_equal(a, b) for a, b in zip(weights, eager_weights))
+
+
+def test_keras_metrics_in_a_traced_step_count_every_call():
+    results = {}
+    for name, wrap in (("eager", lambda f: f), ("traced", mt.function)):
+        mean, accuracy = keras.metrics.Mean(), keras.metrics.SparseCategoricalAccuracy()
+
+        def step(y, logits, mean=mean, accuracy=accuracy):
+            mean.update_state(mt.reduce_sum(logits))
+            accuracy.update_state(y, logits)
+            return mean.result(), accuracy.result()
+
+        step = wrap(step)
+        rng = np.random.default_rng(0)
+        for _ in range(4):
+            out = step(rng.integers(0, 3, 8), rng.normal(size=(8, 3)).astype(np.float32))
+        results[name] = [float(t) for t in out]
+    assert results["traced"] == results["eager"]

@@ -25,7 +25,7 @@ def _load(path: Path) -> nbformat.NotebookNode:
 
 def test_every_lesson_is_there() -> None:
     numbers = [p.name[:2] for p in LESSONS]
-    assert numbers == [f"{i:02d}" for i in range(11)], f"expected lessons 00..10, found {numbers}"
+    assert numbers == [f"{i:02d}" for i in range(12)], f"expected lessons 00..11, found {numbers}"
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)

@@ -53,17 +53,15 @@ class Tensor(TensorLike):
         return f"tensor_{self._id}"
 
     def __repr__(self) -> str:
-        for tracer in state.tracers[-1:]:  # mt.function hook: a traced tensor shows as graph mode shows it
-            if tracer.traces(self):
-                return tracer.symbolic_text(self)
+        if state.tracers and state.tracers[-1].traces(self):  # mt.function hook: shown as graph mode shows it
+            return state.tracers[-1].symbolic_text(self)
         return (
             f"<mt.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={on_own_line(format_value(self._value))}>"
         )
 
     def __str__(self) -> str:
-        for tracer in state.tracers[-1:]:  # mt.function hook, as in __repr__
-            if tracer.traces(self):
-                return tracer.symbolic_text(self)
+        if state.tracers and state.tracers[-1].traces(self):  # mt.function hook, as in __repr__
+            return state.tracers[-1].symbolic_text(self)
         text = str(self._value) if self._value.ndim else format_value(self._value)
         return f"mt.Tensor({on_own_line(text)}, shape={self.shape}, dtype={self.dtype.name})"
 

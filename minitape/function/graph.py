@@ -102,7 +102,7 @@ class Graph:
             if type(step) is OpStep and needed.isdisjoint(step.outputs):
                 continue
             kept.append(step)
-            needed.update(_reads(step))
+            needed.update(reads(step))
         self.steps = kept[::-1]
 
     def variables(self) -> list:
@@ -114,7 +114,8 @@ class Graph:
         return list(seen.values())
 
 
-def _reads(step: Any) -> list[int]:
+def reads(step: Any) -> list[int]:
+    """The slots a step reads."""
     kind = type(step)
     if kind is OpStep:
         return list(step.inputs)
@@ -122,9 +123,17 @@ def _reads(step: Any) -> list[int]:
         return [step.source]
     if kind is GuardStep:
         return [step.slot]
-    if kind is CallStep:
-        return [s.index for s in _slots_in((step.args, step.kwargs))]
-    return []
+    return [s.index for s in _slots_in(step.io)] if kind is CallStep else []
+
+
+def writes(step: Any) -> list[int]:
+    """The slots a step fills."""
+    kind = type(step)
+    if kind is OpStep:
+        return list(step.outputs)
+    if kind is ReadStep:
+        return [step.output]
+    return [s.index for s in _slots_in(step.outputs)] if kind is CallStep else []
 
 
 def _slots_in(structure: Any) -> list[Slot]:

@@ -22,6 +22,7 @@ from minitape.function import replay, signature
 from minitape.function.graph import AssignStep, Graph, Slot
 from minitape.function.trace import Tracer
 from minitape.namespaces import missing
+from minitape.ops.math_ops import identity
 from minitape.values import nest
 from minitape.values.convert import convert_to_tensor
 from minitape.values.tensor_spec import TensorSpec
@@ -111,18 +112,19 @@ class Function:
         self._cache: dict[Any, list[ConcreteFunction]] = {}
         self._tracing_count = 0
         self._bound: dict[int, tuple[Any, Function]] = {}
+        self._detector = _detector(func)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.input_signature is not None:
             args, kwargs = signature.bind(self.input_signature, args, kwargs, self.python_function), {}
-        key = signature.cache_key((args, kwargs))
-        leaves = _tensor_leaves((args, kwargs))
+        leaves: list = []
+        key = signature.cache_key((args, kwargs), leaves)
         for concrete in self._cache.get(key, ()):
             try:
                 result = concrete.call_flat(leaves)
             except replay.GuardFailedError:
                 continue  # a branch goes another way for these values: the next graph, or a new trace
-            _detector(self.python_function).called_without_tracing()
+            self._detector.called_without_tracing()
             return result
         return self._trace(key, args, kwargs)[0]
 
@@ -134,11 +136,10 @@ class Function:
         placed = []
         for leaf in flat:
             if type(leaf) is Tensor or isinstance(leaf, np.ndarray):
-                placeholder = Tensor(leaf._value if type(leaf) is Tensor else np.asarray(leaf))
+                # an input of its own (f(x, x) has two), made by an op: a tape around the call, or the graph
+                # of an outer function being traced, sees it come from the caller's tensor
+                placeholder = identity(leaf) if type(leaf) is Tensor else Tensor(np.asarray(leaf))
                 tracer.input(placeholder, names[len(graph.inputs)])
-                for outer in state.tracers:  # a nested function: its input is the outer graph's tensor
-                    if type(leaf) is Tensor:
-                        outer.alias(placeholder, leaf)
                 leaf = placeholder
             placed.append(leaf)
         call_args, call_kwargs = nest.pack_sequence_as((args, kwargs), placed)
@@ -159,7 +160,7 @@ class Function:
         }
         self._cache.setdefault(key, []).append(concrete)
         self._tracing_count += 1
-        _detector(self.python_function).called_with_tracing(repr(self.python_function))
+        self._detector.called_with_tracing(repr(getattr(self.python_function, "__func__", self.python_function)))
         return result, concrete
 
     def experimental_get_tracing_count(self) -> int:

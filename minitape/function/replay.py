@@ -31,7 +31,7 @@ class GuardFailedError(Exception):
 
 
 class Program:
-    """A graph's steps as flat tuples for `run`."""
+    """A graph's steps as flat tuples for `run`, each (kind, function, a, b, out, dtype)."""
 
     def __init__(self, graph: Graph) -> None:
         self.graph = graph
@@ -41,25 +41,22 @@ class Program:
             self.template[slot] = value
         self.guarded = graph.guarded
         self.assigned = [s.variable for s in graph.steps if type(s) is AssignStep]
-        # a call that only prints can wait for the end of a guarded run; any other call cannot be undone
-        self.undoable = all(type(s) is not CallStep or getattr(s.function, "_prints_only", False) for s in graph.steps)
 
 
 def _compiled(step: Any) -> tuple:
+    """One step as a tuple of six: an op's numpy function (without the dtype checks tracing passed, if it
+    has them apart: `replay`), its input slots, its output slot(s) and the dtype numpy's result is given."""
     kind = type(step)
     if kind is OpStep:
-        op, ins = step.op, step.inputs
-        if step.op.n_outputs != 1 or step.attrs:
-            return ANY_IN, op.forward, ins, step.attrs, step.outputs, step.dtype, op.n_outputs
-        code = ONE_IN if len(ins) == 1 else TWO_IN if len(ins) == 2 else ANY_IN
-        return code, op.forward, ins, step.attrs, step.outputs, step.dtype, 1
+        forward, ins = getattr(step.op.forward, "replay", step.op.forward), step.inputs
+        if step.op.n_outputs == 1 and not step.attrs and len(ins) in (1, 2):
+            return (ONE_IN if len(ins) == 1 else TWO_IN), forward, ins[0], ins[-1], step.outputs[0], step.dtype
+        return ANY_IN, step.op.forward, ins, step.attrs, step.outputs, step.dtype
     if kind is ReadStep:
-        return READ, step.variable, step.output
+        return READ, step.variable, None, None, step.output, None
     if kind is AssignStep:
-        return ASSIGN, step.variable, _COMBINE[step.op_type], step.source
-    if kind is CallStep:
-        return CALL, step
-    return GUARD, step
+        return ASSIGN, step.variable, _COMBINE[step.op_type], step.source, None, None
+    return (CALL if kind is CallStep else GUARD), step, None, None, None, None
 
 
 def run(program: Program, arrays: list) -> list:
@@ -83,35 +80,39 @@ def run(program: Program, arrays: list) -> list:
     return values
 
 
-def _steps(code: list, values: list, deferred: list | None) -> None:  # noqa: C901 - one branch per kind of step
-    for step in code:
-        kind = step[0]
-        if kind <= ANY_IN:
-            forward, ins, attrs, outs, dtype = step[1:6]
-            if kind == ONE_IN:
-                result = forward(values[ins[0]])
-            elif kind == TWO_IN:
-                result = forward(values[ins[0]], values[ins[1]])
-            else:
-                result = forward(*[values[i] for i in ins], **attrs)
-            if step[6] == 1:
-                values[outs[0]] = (
-                    result if type(result) is ndarray and result.dtype is dtype else np.asarray(result, dtype)
-                )
-            else:
-                for slot, r in zip(outs, result):
-                    values[slot] = np.asarray(r, dtype)
-        elif kind == READ:
-            values[step[2]] = step[1]._value
-        elif kind == ASSIGN:
-            _assign(step[1], step[2], values[step[3]])
-        elif kind == CALL:
-            if deferred is not None and getattr(step[1].function, "_prints_only", False):
-                deferred.append(step[1])
-            else:
-                _call(step[1], values)
-        elif not _holds(step[1], values[step[1].slot]):
-            raise GuardFailedError(step[1])
+def _steps(code: list, values: list, deferred: list | None) -> None:
+    """The loop every replay spends its time in: the commonest steps (one numpy call on one or two slots) first."""
+    for kind, function, a, b, out, dtype in code:
+        if kind == TWO_IN:
+            result = function(values[a], values[b])
+        elif kind == ONE_IN:
+            result = function(values[a])
+        else:
+            _other_step(kind, function, a, b, out, dtype, values, deferred)
+            continue
+        values[out] = result if result.__class__ is ndarray and result.dtype is dtype else np.asarray(result, dtype)
+
+
+def _other_step(kind: int, function: Any, a: Any, b: Any, out: Any, dtype: Any, values: list, deferred: Any) -> None:
+    if kind == ANY_IN:
+        result = function(*[values[i] for i in a], **b)
+        if len(out) == 1:
+            exact = type(result) is ndarray and result.dtype is dtype
+            values[out[0]] = result if exact else np.asarray(result, dtype)
+        else:
+            for slot, r in zip(out, result):
+                values[slot] = np.asarray(r, dtype)
+    elif kind == READ:
+        values[out] = function._value
+    elif kind == ASSIGN:
+        _assign(function, a, values[b])
+    elif kind == CALL:
+        if deferred is not None and getattr(function.function, "_prints_only", False):
+            deferred.append(function)
+        else:
+            _call(function, values)
+    elif not _holds(function, values[function.slot]):
+        raise GuardFailedError(function)
 
 
 def _assign(variable: Any, combine: Any, source: np.ndarray) -> None:

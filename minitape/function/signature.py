@@ -19,16 +19,18 @@ from minitape.values.convert import convert_to_tensor
 from minitape.values.tensor_spec import TensorSpec
 
 
-def cache_key(value: Any) -> Any:
-    """The part of a call that picks its graph: see the module's docstring."""
-    if type(value) is Tensor:
-        return (Tensor, value._value.shape, value._value.dtype)
-    if isinstance(value, np.ndarray):
-        return (Tensor, value.shape, value.dtype)
+def cache_key(value: Any, leaves: list | None = None) -> Any:
+    """The part of a call that picks its graph (see the module's docstring); its tensors and arrays are appended
+    to `leaves` in `nest.flatten` order (dicts by sorted key), the order a graph's inputs take."""
+    if type(value) is Tensor or isinstance(value, np.ndarray):
+        if leaves is not None:
+            leaves.append(value)
+        array = value._value if type(value) is Tensor else value
+        return (Tensor, array.shape, array.dtype)
     if isinstance(value, (list, tuple)):
-        return (type(value), tuple(map(cache_key, value)))
+        return (type(value), tuple([cache_key(v, leaves) for v in value]))
     if isinstance(value, dict):
-        return (dict, tuple((k, cache_key(value[k])) for k in sorted(value)))
+        return (dict, tuple([(k, cache_key(value[k], leaves)) for k in sorted(value)]))
     if isinstance(value, TensorLike):  # a variable: the graph reads and writes this one
         return (TensorLike, id(value))
     try:

@@ -56,7 +56,7 @@ class Tracer:
         self.graph.input_names[slot] = name
 
     def alias(self, tensor: Tensor, same_as: Tensor) -> None:
-        """`tensor` holds what `same_as` holds (a nested function's input is its caller's tensor)."""
+        """`tensor` holds what `same_as` holds (a tensor made outside the op path from another one's value)."""
         self.slots[tensor._id] = self.slot_of(same_as)
 
     def slot_of(self, tensor: Any) -> int:

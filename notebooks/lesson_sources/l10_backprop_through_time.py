@@ -419,6 +419,7 @@ CELLS = [
     - Truncated BPTT passes a state on through `mt.stop_gradient` every $k$ steps: the values are unchanged, the tape
       records every op, but only the last $k$ steps before the loss contribute.
 
-    This is the last lesson. Back to [the start](00_start_here.ipynb).
+    Next: [lesson 11](11_graphs_and_tf_function.ipynb), graphs and `tf.function`: trace a training step once,
+    replay it fast.
     """),
 ]
