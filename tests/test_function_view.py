@@ -11,6 +11,7 @@ from minitape.function.view import GraphView
 
 
 def _traced_train_step():
+    keras.backend.clear_session()  # layer names from "dense", whatever ran before
     keras.utils.set_random_seed(0)
     model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(8, activation="relu"), keras.layers.Dense(3)])
 

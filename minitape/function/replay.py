@@ -56,7 +56,10 @@ def _compiled(step: Any) -> tuple:
         return READ, step.variable, None, None, step.output, None
     if kind is AssignStep:
         return ASSIGN, step.variable, _COMBINE[step.op_type], step.source, None, None
-    return (CALL if kind is CallStep else GUARD), step, None, None, None, None
+    if kind is CallStep:
+        returned = [(k, x.index) for k, x in enumerate(nest.flatten(step.outputs)) if type(x) is Slot]
+        return CALL, step, filler(step.args), filler(step.kwargs), returned, None
+    return GUARD, step, None, None, None, None
 
 
 def run(program: Program, arrays: list) -> list:
@@ -76,7 +79,7 @@ def run(program: Program, arrays: list) -> list:
     finally:
         NUMPY_ERRORS.reset(quiet)
     for call in deferred or ():
-        _call(call, values)
+        _call(*call, values)
     return values
 
 
@@ -108,9 +111,9 @@ def _other_step(kind: int, function: Any, a: Any, b: Any, out: Any, dtype: Any, 
         _assign(function, a, values[b])
     elif kind == CALL:
         if deferred is not None and getattr(function.function, "_prints_only", False):
-            deferred.append(function)
+            deferred.append((function, a, b, out))
         else:
-            _call(function, values)
+            _call(function, a, b, out, values)
     elif not _holds(function, values[function.slot]):
         raise GuardFailedError(function)
 
@@ -128,18 +131,31 @@ def _holds(guard: GuardStep, value: np.ndarray) -> bool:
     return bool(np.array_equal(value, guard.expected))
 
 
-def _call(step: CallStep, values: list) -> None:
-    def as_tensor(leaf: Any) -> Any:
-        return Tensor(values[leaf.index]) if type(leaf) is Slot else leaf
+def _call(step: CallStep, args: Any, kwargs: Any, returned: list, values: list) -> None:
+    """Call the step's Python function on this run's tensors; put the tensors it returns in their slots."""
+    result = step.function(*args(values), **kwargs(values))
+    if returned:
+        flat = nest.flatten(result)
+        for k, slot in returned:
+            values[slot] = flat[k]._value
 
-    result = step.function(*nest.map_structure(as_tensor, step.args), **nest.map_structure(as_tensor, step.kwargs))
-    _store_results(step.outputs, result, values)
 
-
-def _store_results(template: Any, result: Any, values: list) -> None:
-    for slot, leaf in zip(nest.flatten(template), nest.flatten(result)):
-        if type(slot) is Slot:
-            values[slot.index] = leaf._value
+def filler(template: Any) -> Any:
+    """A function of the slots' values giving `template` with a fresh tensor at each `Slot`: made once per
+    step, so that a run rebuilds only the containers that hold a slot."""
+    if type(template) is Slot:
+        index = template.index
+        return lambda values: Tensor(values[index])
+    if not any(type(x) is Slot for x in nest.flatten(template)):
+        return lambda values: template
+    if isinstance(template, dict):
+        parts = {k: filler(v) for k, v in template.items()}
+        return lambda values: {k: f(values) for k, f in parts.items()}
+    parts_list = [filler(v) for v in template]
+    if isinstance(template, list):
+        return lambda values: [f(values) for f in parts_list]
+    rebuild = type(template)._make if hasattr(template, "_fields") else type(template)
+    return lambda values: rebuild([f(values) for f in parts_list])
 
 
 def outputs(graph: Graph, values: list) -> Any:
