@@ -292,3 +292,39 @@ def test_keras_metrics_in_a_traced_step_count_every_call():
             out = step(rng.integers(0, 3, 8), rng.normal(size=(8, 3)).astype(np.float32))
         results[name] = [float(t) for t in out]
     assert results["traced"] == results["eager"]
+
+
+def test_values_computed_from_the_data_are_computed_again_at_every_call():
+    v = mt.Variable([1.0, 2.0, 3.0])
+
+    @mt.function
+    def f(x):
+        kept = mt.boolean_mask(x, x > 0)  # its length depends on the values: a new length traces again
+        return mt.reduce_mean(kept), mt.sort(x), mt.where(x > 0), mt.constant(x) + mt.constant(v)
+
+    for values in ([1.0, -1.0, 2.0], [-1.0, -2.0, 5.0], [3.0, -4.0, 1.0]):
+        x = np.array(values, np.float32)
+        mean, ordered, where, copies = f(mt.constant(x))
+        assert float(mean) == np.mean(x[x > 0]) and ordered.numpy().tolist() == sorted(values)
+        assert where.numpy().ravel().tolist() == np.flatnonzero(x > 0).tolist()
+        assert copies.numpy().tolist() == (x + v.numpy()).tolist()
+        v.assign_add([1.0, 1.0, 1.0])
+    assert f.experimental_get_tracing_count() == 2  # two positive entries, then one, then two again
+
+
+def test_a_custom_gradient_inside_replays_its_values_and_its_gradient():
+    @mt.custom_gradient
+    def halved_gradient(y):
+        return y * 1.0, lambda dy: dy * 0.5
+
+    @mt.function
+    def f(x):
+        with mt.GradientTape() as tape:
+            tape.watch(x)
+            y = halved_gradient(x * x)
+        return y, tape.gradient(y, x)
+
+    for value in (2.0, 3.0, -1.5):
+        y, dy_dx = f(mt.constant(value))
+        assert (float(y), float(dy_dx)) == (value * value, value)  # 2x, halved
+    assert f.experimental_get_tracing_count() == 1

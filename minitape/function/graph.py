@@ -68,9 +68,10 @@ class GuardStep:
 
 @dataclass(frozen=True)
 class Slot:
-    """Where a graph's tensor goes in a structure of arguments or results."""
+    """Where a graph's tensor goes in a structure of arguments or results (for a result, with its shape then)."""
 
     index: int
+    shape: tuple | None = None
 
 
 @dataclass

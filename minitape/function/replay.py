@@ -39,7 +39,8 @@ class Program:
         self.template: list = [None] * graph.n_slots
         for slot, value in graph.constants.items():
             self.template[slot] = value
-        self.guarded = graph.guarded
+        # a Python call that returns tensors is a guard too: on their shapes (see `_call`)
+        self.guarded = graph.guarded or any(step[0] == CALL and step[4] for step in self.code)
         self.assigned = [s.variable for s in graph.steps if type(s) is AssignStep]
 
 
@@ -57,7 +58,7 @@ def _compiled(step: Any) -> tuple:
     if kind is AssignStep:
         return ASSIGN, step.variable, _COMBINE[step.op_type], step.source, None, None
     if kind is CallStep:
-        returned = [(k, x.index) for k, x in enumerate(nest.flatten(step.outputs)) if type(x) is Slot]
+        returned = [(k, x.index, x.shape) for k, x in enumerate(nest.flatten(step.outputs)) if type(x) is Slot]
         return CALL, step, filler(step.args), filler(step.kwargs), returned, None
     return GUARD, step, None, None, None, None
 
@@ -136,8 +137,10 @@ def _call(step: CallStep, args: Any, kwargs: Any, returned: list, values: list) 
     result = step.function(*args(values), **kwargs(values))
     if returned:
         flat = nest.flatten(result)
-        for k, slot in returned:
+        for k, slot, shape in returned:
             values[slot] = flat[k]._value
+            if values[slot].shape != shape:  # ops after it were traced for the shape it had then
+                raise GuardFailedError(step)
 
 
 def filler(template: Any) -> Any:
@@ -198,6 +201,8 @@ def _step_as_op(step: Any, values: list) -> None:
         for slot, leaf in zip(nest.flatten(step.outputs), nest.flatten(result)):
             if type(slot) is Slot:
                 values[slot.index] = leaf
+                if leaf._value.shape != slot.shape:
+                    raise GuardFailedError(step)
     elif not _holds_as_op(step, values[step.slot]):
         raise GuardFailedError(step)
 

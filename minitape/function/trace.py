@@ -149,7 +149,10 @@ class Tracer:
             return Slot(self.slot_of(leaf)) if type(leaf) is Tensor else leaf
 
         outputs = nest.map_structure(
-            lambda leaf: Slot(self._output(leaf, _name_of(function))) if type(leaf) is Tensor else leaf, result
+            lambda leaf: (
+                Slot(self._output(leaf, _name_of(function)), leaf._value.shape) if type(leaf) is Tensor else leaf
+            ),
+            result,
         )
         step_args = nest.map_structure(to_slot, list(args)), nest.map_structure(to_slot, dict(kwargs))
         self.graph.steps.append(CallStep(function, *step_args, outputs, state.scope))

@@ -39,7 +39,13 @@ def boolean_mask(tensor: Any, mask: Any, axis: Any = None, name: str | None = No
             f"covers, {list(covered)} (tensor shape {list(shape)}, axis={axis}); shapes are incompatible"
         )
     flat = reshape(tensor, (*shape[:axis], int(np.prod(covered, dtype=np.int64)), *shape[axis + k :]))
-    return gather(flat, np.flatnonzero(mask_array).astype(np.int64), axis=axis)
+    return gather(flat, _true_positions(mask), axis=axis)
+
+
+@runs_each_call  # which entries are kept depends on the mask's values: found again at every call of a graph
+def _true_positions(mask: Any) -> Tensor:
+    """The flat positions where `mask` holds, as int64."""
+    return Tensor(np.flatnonzero(_plain(mask)).astype(np.int64))
 
 
 def dropout(x: Any, rate: float, noise_shape: Any = None, seed: Any = None, name: str | None = None) -> Tensor:
