@@ -56,7 +56,7 @@ class ConcreteFunction:
             values = replay.run_as_ops(self.graph, tensors)
             return nest.map_structure(lambda x: values[x.index] if type(x) is Slot else x, self.graph.outputs)
         arrays = [leaf._value if type(leaf) is Tensor else np.asarray(leaf) for leaf in leaves]
-        return replay.outputs(self.graph, replay.run(self.program, arrays))
+        return self.program.outputs(replay.run(self.program, arrays))
 
     @property
     def variables(self) -> list:

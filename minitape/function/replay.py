@@ -42,6 +42,7 @@ class Program:
         # a Python call that returns tensors is a guard too: on their shapes (see `_call`)
         self.guarded = graph.guarded or any(step[0] == CALL and step[4] for step in self.code)
         self.assigned = [s.variable for s in graph.steps if type(s) is AssignStep]
+        self.outputs = filler(graph.outputs)  # the function's result, a fresh tensor for each slot
 
 
 def _compiled(step: Any) -> tuple:
@@ -159,11 +160,6 @@ def filler(template: Any) -> Any:
         return lambda values: [f(values) for f in parts_list]
     rebuild = type(template)._make if hasattr(template, "_fields") else type(template)
     return lambda values: rebuild([f(values) for f in parts_list])
-
-
-def outputs(graph: Graph, values: list) -> Any:
-    """The function's result: its structure, with a fresh tensor for each slot."""
-    return nest.map_structure(lambda leaf: Tensor(values[leaf.index]) if type(leaf) is Slot else leaf, graph.outputs)
 
 
 def run_as_ops(graph: Graph, tensors: list) -> list:
