@@ -100,13 +100,7 @@ def _steps(code: list, values: list, deferred: list | None) -> None:
 
 def _other_step(kind: int, function: Any, a: Any, b: Any, out: Any, dtype: Any, values: list, deferred: Any) -> None:
     if kind == ANY_IN:
-        result = function(*[values[i] for i in a], **b)
-        if len(out) == 1:
-            exact = type(result) is ndarray and result.dtype is dtype
-            values[out[0]] = result if exact else np.asarray(result, dtype)
-        else:
-            for slot, r in zip(out, result):
-                values[slot] = np.asarray(r, dtype)
+        _any_in(function, a, b, out, dtype, values)
     elif kind == READ:
         values[out] = function._value
     elif kind == ASSIGN:
@@ -118,6 +112,17 @@ def _other_step(kind: int, function: Any, a: Any, b: Any, out: Any, dtype: Any, 
             _call(function, a, b, out, values)
     elif not _holds(function, values[function.slot]):
         raise GuardFailedError(function)
+
+
+def _any_in(forward: Any, ins: tuple, attrs: dict, outs: tuple, dtype: Any, values: list) -> None:
+    """An op with attributes, or other than one or two inputs, or several outputs."""
+    result = forward(*[values[i] for i in ins], **attrs)
+    if len(outs) == 1:
+        exact = type(result) is ndarray and result.dtype is dtype
+        values[outs[0]] = result if exact else np.asarray(result, dtype)
+    else:
+        for slot, r in zip(outs, result):
+            values[slot] = np.asarray(r, dtype)
 
 
 def _assign(variable: Any, combine: Any, source: np.ndarray) -> None:
@@ -191,16 +196,21 @@ def _step_as_op(step: Any, values: list) -> None:
     elif kind is AssignStep:
         method = {"AssignVariableOp": "assign", "AssignAddVariableOp": "assign_add"}.get(step.op_type, "assign_sub")
         getattr(step.variable, method)(values[step.source])
-    elif kind is CallStep:  # through runs_each_call, so that an outer trace records the call
-        args, kwargs = (nest.map_structure(lambda x: values[x.index] if type(x) is Slot else x, a) for a in step.io)
-        result = runs_each_call(step.function)(*args, **kwargs)
-        for slot, leaf in zip(nest.flatten(step.outputs), nest.flatten(result)):
-            if type(slot) is Slot:
-                values[slot.index] = leaf
-                if leaf._value.shape != slot.shape:
-                    raise GuardFailedError(step)
+    elif kind is CallStep:
+        _call_as_op(step, values)
     elif not _holds_as_op(step, values[step.slot]):
         raise GuardFailedError(step)
+
+
+def _call_as_op(step: CallStep, values: list) -> None:
+    """A Python call, made through runs_each_call so that an outer trace records it; its tensors' shapes guarded."""
+    args, kwargs = (nest.map_structure(lambda x: values[x.index] if type(x) is Slot else x, a) for a in step.io)
+    result = runs_each_call(step.function)(*args, **kwargs)
+    for slot, leaf in zip(nest.flatten(step.outputs), nest.flatten(result)):
+        if type(slot) is Slot:
+            values[slot.index] = leaf
+            if leaf._value.shape != slot.shape:
+                raise GuardFailedError(step)
 
 
 def _holds_as_op(guard: GuardStep, tensor: Tensor) -> bool:
