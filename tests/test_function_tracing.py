@@ -328,3 +328,43 @@ def test_a_custom_gradient_inside_replays_its_values_and_its_gradient():
         y, dy_dx = f(mt.constant(value))
         assert (float(y), float(dy_dx)) == (value * value, value)  # 2x, halved
     assert f.experimental_get_tracing_count() == 1
+
+
+def _fit_with_a_custom_step(traced: bool):
+    class Net(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.conv = keras.layers.Conv2D(4, 3, padding="same", activation="relu")
+            self.flat, self.drop = keras.layers.Flatten(), keras.layers.Dropout(0.2)
+            self.out = keras.layers.Dense(10)
+
+        def call(self, x, training=False):
+            return self.out(self.drop(self.flat(self.conv(x)), training=training))
+
+        def train_step(self, data):  # lesson 08's, section 6: clipped gradients, the metrics updated by hand
+            x, y = data
+            with mt.GradientTape() as tape:
+                logits = self(x, training=True)
+                loss = self.compute_loss(x, y, logits)
+            gradients = [mt.clip_by_norm(g, 1.0) for g in tape.gradient(loss, self.trainable_variables)]
+            self.optimizer.apply_gradients(zip(gradients, self.trainable_variables))
+            for metric in self.metrics:
+                metric.update_state(loss) if metric.name == "loss" else metric.update_state(y, logits)
+            return {metric.name: metric.result() for metric in self.metrics}
+
+    if traced:
+        Net.train_step = mt.function(Net.train_step)
+    keras.utils.set_random_seed(0)
+    rng = np.random.default_rng(0)
+    x, y = rng.random((72, 8, 8, 1)).astype(np.float32), rng.integers(0, 10, 72)
+    model = Net()
+    model.compile(optimizer=keras.optimizers.Adam(0.01), loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+    history = model.fit(x, y, batch_size=32, epochs=2, shuffle=False, verbose=0)
+    return history.history, [w.numpy() for w in model.weights], model
+
+
+def test_fit_with_a_traced_train_step_gives_the_eager_results_bit_for_bit():
+    eager_history, eager_weights, _ = _fit_with_a_custom_step(traced=False)
+    history, weights, model = _fit_with_a_custom_step(traced=True)
+    assert history == eager_history and all(np.array_equal(a, b) for a, b in zip(weights, eager_weights))
+    assert model.train_step.experimental_get_tracing_count() == 2  # batches of 32, then the last one of 8
