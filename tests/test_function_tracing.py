@@ -368,3 +368,25 @@ def test_fit_with_a_traced_train_step_gives_the_eager_results_bit_for_bit():
     history, weights, model = _fit_with_a_custom_step(traced=True)
     assert history == eager_history and all(np.array_equal(a, b) for a, b in zip(weights, eager_weights))
     assert model.train_step.experimental_get_tracing_count() == 2  # batches of 32, then the last one of 8
+
+
+def test_a_traced_method_has_one_function_per_instance_and_lets_it_go():
+    import gc
+    import weakref
+
+    class Scale(mt.Module):
+        def __init__(self, factor):
+            super().__init__()
+            self.factor = mt.Variable(factor)
+
+        @mt.function
+        def __call__(self, x):
+            return self.factor * x  # each instance creates nothing here, but traces its own graph
+
+    two, three = Scale(2.0), Scale(3.0)
+    assert (float(two(mt.constant(1.0))), float(three(mt.constant(1.0)))) == (2.0, 3.0)
+    assert two.__call__.experimental_get_tracing_count() == 1 and three.__call__.experimental_get_tracing_count() == 1
+    gone = weakref.ref(two)
+    del two
+    gc.collect()
+    assert gone() is None

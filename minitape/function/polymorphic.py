@@ -7,6 +7,7 @@ A call looks up the graphs traced for its cache key (signature.py) and replays t
 from __future__ import annotations
 
 import functools
+import inspect
 import types
 import warnings
 import weakref
@@ -191,18 +192,22 @@ class Function:
         return concrete
 
     def __get__(self, instance: Any, owner: Any = None) -> Any:
-        """A decorated method: one Function per instance, as in TensorFlow (each traces and creates its own)."""
+        """A decorated method: one Function per instance, as in TensorFlow (each traces and creates its own).
+
+        It holds its instance weakly, so a model that goes away takes its graphs with it.
+        """
         if instance is None:
             return self
-        held = self._bound.get(id(instance))
+        key = id(instance)
+        held = self._bound.get(key)
         if held is None or held[0]() is not instance:
-            bound = Function(types.MethodType(self.python_function, instance), **self._options)
-            bound.input_signature = self.input_signature
             try:
-                ref = weakref.ref(instance)
-            except TypeError:
-                ref = lambda: instance  # noqa: E731 - an object that takes no weak reference stays alive
-            held = self._bound[id(instance)] = (ref, bound)
+                ref = weakref.ref(instance, lambda _: self._bound.pop(key, None))
+            except TypeError:  # an object that takes no weak reference stays alive
+                ref = lambda: instance  # noqa: E731
+            bound = Function(_weak_method(self.python_function, ref), **self._options)
+            bound.input_signature = self.input_signature
+            held = self._bound[key] = (ref, bound)
         return held[1]
 
     def __repr__(self) -> str:
@@ -232,6 +237,18 @@ def _as_output(value: Any) -> Any:
     if isinstance(value, Variable):  # TensorFlow returns the value read at that moment, not the variable
         return value.read_value()
     return value
+
+
+def _weak_method(func: Callable, ref: Any) -> Callable:
+    """`func` bound to the instance `ref` refers to, without keeping it alive (its signature without `self`)."""
+
+    @functools.wraps(func)
+    def method(*args: Any, **kwargs: Any) -> Any:
+        return func(ref(), *args, **kwargs)
+
+    method.__signature__ = inspect.signature(types.MethodType(func, ref()))
+    method.__func__ = func  # the retracing warning names, and counts by, the function itself
+    return method
 
 
 def _tensor_leaves(structure: Any) -> list:
