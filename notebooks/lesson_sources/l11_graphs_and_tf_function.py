@@ -157,9 +157,11 @@ CELLS = [
     """),
     md(r"""
     Read it from the inputs `x` and `y`: `MatMul`, `AddV2`, `Relu` in the first layer's frame, the second layer,
-    then `Sub`, `Square`, `Mean`: the loss. The orange ops are the backward pass, from the `Mean`'s gradient back
-    to each layer's kernel and bias, and each ends in a `Mul` by the learning rate and an `AssignSub`. There is no
-    tape at replay time: the backward pass is part of the graph, and later calls just run it.
+    then `Sub`, `Square`, `Mean`: the loss. The orange ops are the backward pass, from the loss back to each
+    layer's kernel and bias, and each ends in a `Mul` by the learning rate and an `AssignSub`. (The gradient of
+    `Mean`, $1/n$ for each entry, depends on no input: tracing computed it once, and the graph keeps it as a
+    constant.) There is no tape at replay time: the backward pass is part of the graph, and later calls just run
+    it.
 
     ## 4. Python control flow on tensors
 
