@@ -390,3 +390,20 @@ def test_a_traced_method_has_one_function_per_instance_and_lets_it_go():
     del two
     gc.collect()
     assert gone() is None
+
+
+def test_a_branch_that_turns_after_an_optimizer_update_is_refused_not_updated_twice():
+    w = mt.Variable(1.0)
+    optimizer = keras.optimizers.SGD(0.25)
+
+    @mt.function
+    def step(x):
+        with mt.GradientTape() as tape:
+            loss = w * x
+        optimizer.apply_gradients([(tape.gradient(loss, w), w)])
+        return loss if w > 0.4 else -loss  # decided after the update: tracing the other way would update again
+
+    assert [float(step(mt.constant(1.0))) for _ in range(2)] == [1.0, 0.75]
+    with pytest.raises(RuntimeError, match="went another way .* after Optimizer.apply_gradients had run"):
+        step(mt.constant(1.0))
+    assert float(w) == 0.25  # three updates, one per call: none made twice

@@ -41,11 +41,13 @@ RETRACING_WARNING = (
 class ConcreteFunction:
     """One traced graph: call it with tensors of the shapes and dtypes it was traced for."""
 
-    def __init__(self, graph: Graph, inputs: Any, name: str) -> None:
+    def __init__(self, graph: Graph, inputs: Any, outputs: Any, python_function: Callable) -> None:
         self.graph = graph
         self.program = replay.Program(graph)
         self.structured_input_signature = inputs  # the traced call's arguments, a TensorSpec for each tensor
-        self.name = name
+        self.output_specs = outputs  # its result, a TensorSpec for each tensor
+        self.name = graph.name
+        self._python_function = python_function
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.call_flat(_tensor_leaves((args, kwargs)))
@@ -68,17 +70,12 @@ class ConcreteFunction:
         lines = ["ConcreteFunction Input Parameters:"]
         for name, value in [*zip(self._names(len(args)), args), *kwargs.items()]:
             lines.append(f"  {name} (POSITIONAL_OR_KEYWORD): {value!r}")
-        outputs = nest.map_structure(lambda x: self._spec(x) if type(x) is Slot else x, self.graph.outputs)
-        lines += ["Output Type:", f"  {outputs!r}", "Captures:"]
+        lines += ["Output Type:", f"  {self.output_specs!r}", "Captures:"]
         lines += [f"  {v.name}: {TensorSpec(v.shape, v.dtype)!r}" for v in self.variables] or ["  None"]
         return "\n".join(lines)
 
     def _names(self, count: int) -> list[str]:
         return signature.parameter_names(self._python_function, count)
-
-    def _spec(self, slot: Slot) -> TensorSpec:
-        shape, dtype = self._output_specs[slot.index]
-        return TensorSpec(shape, dtype)
 
     __str__ = pretty_printed_signature
 
@@ -152,13 +149,7 @@ class Function:
             state.tracers.remove(tracer)
         graph.prune()
         specs = nest.map_structure(_spec_of, (args, kwargs))
-        concrete = ConcreteFunction(graph, specs, self._name)
-        concrete._python_function = self.python_function
-        concrete._output_specs = {
-            x.index: (np.shape(_value(x, result, graph)), _value(x, result, graph).dtype)
-            for x in nest.flatten(graph.outputs)
-            if type(x) is Slot
-        }
+        concrete = ConcreteFunction(graph, specs, nest.map_structure(_spec_of, result), self.python_function)
         self._cache.setdefault(key, []).append(concrete)
         self._tracing_count += 1
         self._detector.called_with_tracing(repr(getattr(self.python_function, "__func__", self.python_function)))
@@ -269,13 +260,6 @@ def _example(leaf: Any) -> Any:
             "or pass a tensor of the shape wanted"
         )
     return Tensor(np.zeros(tuple(leaf.shape), leaf.dtype.as_numpy_dtype))
-
-
-def _value(slot: Slot, result: Any, graph: Graph) -> Any:
-    for x, leaf in zip(nest.flatten(graph.outputs), nest.flatten(result)):
-        if x == slot:
-            return leaf._value
-    raise KeyError(slot)
 
 
 def _input_names(func: Callable, args: tuple, kwargs: dict) -> list[str]:

@@ -43,6 +43,7 @@ class Program:
         self.guarded = graph.guarded or any(step[0] == CALL and step[4] for step in self.code)
         self.assigned = [s.variable for s in graph.steps if type(s) is AssignStep]
         self.outputs = filler(graph.outputs)  # the function's result, a fresh tensor for each slot
+        self.no_retreat = no_retreat(graph.steps)
 
 
 def _compiled(step: Any) -> tuple:
@@ -74,9 +75,10 @@ def run(program: Program, arrays: list) -> list:
     quiet = NUMPY_ERRORS.set(IGNORE_ALL)  # NaN and inf are values, as in the eager path
     try:
         _steps(program.code, values, deferred)
-    except GuardFailedError:
+    except GuardFailedError as failed:
         for variable, value in saved:
             variable._value = value
+        _refuse_to_retreat(failed, program.no_retreat)
         raise
     finally:
         NUMPY_ERRORS.reset(quiet)
@@ -123,6 +125,33 @@ def _any_in(forward: Any, ins: tuple, attrs: dict, outs: tuple, dtype: Any, valu
     else:
         for slot, r in zip(outs, result):
             values[slot] = np.asarray(r, dtype)
+
+
+def no_retreat(steps: list) -> dict[int, Any]:
+    """The guards (by id) that come after a call which changes state (`changes_state`), with that call: if one
+    fails, the call cannot be taken back, so the run cannot be given up for another trace."""
+    found: dict[int, Any] = {}
+    changer = None
+    for step in steps:
+        if type(step) is CallStep and getattr(step.function, "_changes_state", False):
+            changer = changer or step
+        elif changer is not None and (type(step) is GuardStep or type(step) is CallStep):
+            found[id(step)] = changer
+    return found
+
+
+def _refuse_to_retreat(failed: GuardFailedError, no_retreat: dict[int, Any]) -> None:
+    changer = no_retreat.get(id(failed.args[0]))
+    if changer is None:
+        return
+    guard = failed.args[0]
+    where = f" at {guard.where[0]}:{guard.where[1]}" if type(guard) is GuardStep and guard.where else ""
+    name = getattr(changer.function, "__qualname__", "a Python call")
+    raise RuntimeError(
+        f"mt.function: a Python branch on a tensor{where} went another way than when the function was traced, "
+        f"after {name} had run in this call; minitape cannot take that call back to trace the other way. "
+        "Decide the branch before it, or inside the graph with mt.where."
+    ) from None
 
 
 def _assign(variable: Any, combine: Any, source: np.ndarray) -> None:
@@ -178,9 +207,10 @@ def run_as_ops(graph: Graph, tensors: list) -> list:
     try:
         for step in graph.steps:
             _step_as_op(step, values)
-    except GuardFailedError:
+    except GuardFailedError as failed:
         for variable, value in saved:
             variable._value = value
+        _refuse_to_retreat(failed, no_retreat(graph.steps))
         raise
     return values
 

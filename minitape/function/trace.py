@@ -162,12 +162,18 @@ class Tracer:
         self.graph.steps.append(CallStep(function, *step_args, outputs, state.scope))
 
 
-def runs_each_call(function: Callable) -> Callable:
+def runs_each_call(function: Callable | None = None, *, changes_state: bool = False) -> Callable:
     """Mark Python code that a traced graph must run again at every call (a stateful op, in TensorFlow's terms).
 
     Outside tracing the function just runs. While tracing, it runs with the tracers paused (its own ops are not
     recorded), and the graph gets one step that calls it again with that call's tensors in place of these.
+    `changes_state=True` says that running it twice for one call would be wrong (an optimizer's update, a
+    metric's count): a graph will not take back such a call to trace another branch (see replay.py).
     """
+    if function is None:
+        return functools.partial(runs_each_call, changes_state=changes_state)
+    if changes_state:
+        function._changes_state = True
 
     @functools.wraps(function)
     def wrapper(*args: Any, **kwargs: Any) -> Any:

@@ -29,7 +29,7 @@ class Metric:
         super().__init_subclass__(**kwargs)
         for name in _STATEFUL:
             if name in cls.__dict__:
-                setattr(cls, name, runs_each_call(cls.__dict__[name]))
+                setattr(cls, name, runs_each_call(cls.__dict__[name], changes_state=name != "result"))
 
     def __init__(self, name: str | None = None, dtype: Any = None) -> None:
         self.name = name or _snake(type(self).__name__)
@@ -103,7 +103,7 @@ class Metric:
 _STATEFUL = ("update_state", "result", "reset_state", "__call__")
 for _name in _STATEFUL:
     if _name in Metric.__dict__:
-        setattr(Metric, _name, runs_each_call(Metric.__dict__[_name]))
+        setattr(Metric, _name, runs_each_call(Metric.__dict__[_name], changes_state=_name != "result"))
 
 
 def _same_rank(a: np.ndarray, b: np.ndarray, expand_rank_1: bool = True) -> tuple[np.ndarray, np.ndarray]:

@@ -121,7 +121,7 @@ class Optimizer:
             return float(np.asarray(lr()))
         return float(lr)
 
-    @runs_each_call  # its numpy update runs again at every call of a traced train step
+    @runs_each_call(changes_state=True)  # its numpy update runs again at every call of a traced train step
     def apply_gradients(self, grads_and_vars: Any, name: str | None = None, **kwargs: Any) -> Variable:
         """Update each variable by its gradient. Pairs whose gradient is None are skipped, with a warning."""
         pairs = list(grads_and_vars)
