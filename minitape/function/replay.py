@@ -5,8 +5,12 @@ Tensor wrapping between steps, variables written as the steps say. `run_as_ops` 
 the engine's op path, so that tapes and accumulators open around the call record them (that is how a traced
 function is differentiable, to any order) and an outer `tf.function` being traced records them.
 
-A guard whose value goes the other way stops the run: the variables the run wrote are put back (nothing else was
-changed: `mt.print` waits for the end of a guarded run) and `GuardFailedError` tells the caller to take another graph.
+A guard whose value goes the other way (or a Python call whose tensors come back in other shapes) stops the run:
+the variables the run wrote are put back, `mt.print` (which waits for the end of a guarded run) has printed
+nothing, and `GuardFailedError` tells the caller to take another graph. Python calls made before the guard ran
+once more than they will be counted: harmless for the ones that only compute (an order, a mask, random
+numbers), so a guard after a call that changes state (`changes_state`: an optimizer's update, a metric's count)
+raises a RuntimeError instead.
 """
 
 from __future__ import annotations
