@@ -7,10 +7,10 @@ function is differentiable, to any order) and an outer `tf.function` being trace
 
 A guard whose value goes the other way (or a Python call whose tensors come back in other shapes) stops the run:
 the variables the run wrote are put back, `mt.print` (which waits for the end of a guarded run) has printed
-nothing, and `GuardFailedError` tells the caller to take another graph. Python calls made before the guard ran
-once more than they will be counted: harmless for the ones that only compute (an order, a mask, random
-numbers), so a guard after a call that changes state (`changes_state`: an optimizer's update, a metric's count)
-raises a RuntimeError instead.
+nothing, and `GuardFailedError` tells the caller to take another graph. Python calls made before the guard are
+not taken back: they run again in the next graph or trace. That is harmless for the ones that only compute (an
+order, a mask, random numbers), so a guard after a call that changes state (`changes_state`: an optimizer's
+update, a metric's count) raises a RuntimeError instead.
 """
 
 from __future__ import annotations
