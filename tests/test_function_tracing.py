@@ -407,3 +407,16 @@ def test_a_branch_that_turns_after_an_optimizer_update_is_refused_not_updated_tw
     with pytest.raises(RuntimeError, match="went another way .* after Optimizer.apply_gradients had run"):
         step(mt.constant(1.0))
     assert float(w) == 0.25  # three updates, one per call: none made twice
+
+
+def test_mt_print_prints_once_per_call_even_when_a_guard_sends_the_call_to_another_graph(capsys):
+    import sys
+
+    @mt.function
+    def f(x):
+        mt.print("value", x, output_stream=sys.stdout)
+        return x if x > 0 else -x
+
+    for value in (1.0, -2.0, 3.0, -4.0):
+        f(mt.constant(value))
+    assert capsys.readouterr().out.splitlines() == ["value 1", "value -2", "value 3", "value -4"]

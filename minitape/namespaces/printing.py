@@ -62,4 +62,4 @@ def print(*inputs: Any, output_stream: Any = None, summarize: int = 3, sep: str 
     (sys.stderr if output_stream is None else output_stream).write(text)  # stderr looked up now, as redirected
 
 
-print._prints_only = True  # a guarded graph may hold its prints until the run is sure to complete (replay.py)
+print.__wrapped__._prints_only = True  # a guarded graph holds its prints until the run is sure to complete (replay.py)
