@@ -420,3 +420,15 @@ def test_mt_print_prints_once_per_call_even_when_a_guard_sends_the_call_to_anoth
     for value in (1.0, -2.0, 3.0, -4.0):
         f(mt.constant(value))
     assert capsys.readouterr().out.splitlines() == ["value 1", "value -2", "value 3", "value -4"]
+
+
+def test_a_nested_function_with_a_branch_and_an_assign_replays_right_inside_another():
+    count = mt.Variable(0.0)
+    inner = mt.function(lambda x: (count.assign_add(1.0), x if x > 0 else -x)[1])
+
+    @mt.function
+    def outer(x):
+        return inner(x) + inner(-x)
+
+    assert [float(outer(mt.constant(v))) for v in (2.0, 3.0, -1.0)] == [4.0, 6.0, 2.0]
+    assert float(count) == 6.0  # two per call, none repeated

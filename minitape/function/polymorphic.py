@@ -118,6 +118,8 @@ class Function:
         leaves: list = []
         key = signature.cache_key((args, kwargs), leaves)
         for concrete in self._cache.get(key, ()):
+            if state.tracers and concrete.program.guarded:
+                continue  # an outer trace would keep the ops of a run a guard gives up: trace this call in it
             try:
                 result = concrete.call_flat(leaves)
             except replay.GuardFailedError:
