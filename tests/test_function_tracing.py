@@ -121,7 +121,7 @@ def test_an_if_on_a_tensor_is_guarded_and_both_branches_replay():
     assert f(mt.constant([-1.0, -2.0])).numpy().tolist() == [1.0, 2.0]  # the guard failed: the other branch traced
     assert f(mt.constant([3.0, 1.0])).numpy().tolist() == [6.0, 2.0]
     assert f(mt.constant([-3.0, 1.0])).numpy().tolist() == [3.0, -1.0]
-    assert len(traces) == 2 and f.experimental_get_tracing_count() == 2
+    assert len(traces) == 2 and f.experimental_get_tracing_count() == 2  # TensorFlow: 1 (a tf.cond of both)
 
 
 def test_a_while_on_a_tensor_replays_only_for_the_same_number_of_turns():
@@ -133,8 +133,9 @@ def test_a_while_on_a_tensor_replays_only_for_the_same_number_of_turns():
             n = n + 1
         return n
 
+    # TensorFlow 2.21 gives [3, 3, 7, 3, 0] too, from one trace (AutoGraph makes a tf.while_loop)
     assert [int(halvings(mt.constant(v))) for v in (8.0, 5.0, 100.0, 6.0, 1.0)] == [3, 3, 7, 3, 0]
-    assert halvings.experimental_get_tracing_count() == 3  # 3 turns, 7 turns, none
+    assert halvings.experimental_get_tracing_count() == 3  # minitape: one graph per number of turns (3, 7, 0)
 
 
 def test_a_guard_undoes_the_assigns_of_a_run_that_took_the_other_way():
