@@ -3,8 +3,9 @@
 A call's cache key describes its arguments as TensorFlow's tracing types do: a tensor (or numpy array) by its
 shape and dtype, a Python value by value (so `f(1)` and `f(1.0)` share a graph, as `1 == 1.0`), a list, tuple or
 dict by its items, and anything else (a variable, a model, an optimizer) by identity. The graph minitape records is
-exact for the shapes it saw, so a tensor's key always holds its full shape (see `trace.py` for what that means
-for `reduce_retracing` and `None` sizes in an `input_signature`).
+exact for the shapes it saw (its attributes and folded constants may hold them), so a tensor's key always holds
+its full shape: with `reduce_retracing` or a `None` size in an `input_signature`, minitape still traces once per
+shape, where TensorFlow traces one graph for every size.
 """
 
 from __future__ import annotations
