@@ -6,7 +6,11 @@ trace.py      the tracer the engine reports to while the function runs, and `run
 graph.py      what a trace records: slots and steps
 replay.py     running a graph: as plain numpy calls, or op by op through the engine when a tape listens
 polymorphic.py  `Function` and `ConcreteFunction`
+scopes.py     `py_function` and `init_scope`
 view.py       a traced graph drawn
+
+`mt.function` is the decorator itself, as `tf.function` is, so the attribute `minitape.function` is that function:
+import this package's modules by their full path (`from minitape.function.view import GraphView`).
 """
 
 from minitape.function.polymorphic import ConcreteFunction, Function, function
