@@ -59,6 +59,11 @@ class Tracer:
         """`tensor` holds what `same_as` holds (a tensor made outside the op path from another one's value)."""
         self.slots[tensor._id] = self.slot_of(same_as)
 
+    def aliases(self, tensors: list, same_as: list) -> None:
+        """Each of `tensors` holds what the same place of `same_as` holds (custom_gradient's outputs)."""
+        for tensor, source in zip(tensors, same_as):
+            self.alias(tensor, source)
+
     def slot_of(self, tensor: Any) -> int:
         """The slot of a tensor the graph knows; a new constant slot for one it does not."""
         slot = self.slots.get(tensor._id)
