@@ -54,7 +54,7 @@ try:
 except ImportError:
     autograd = anp = None
 
-ENGINES = ("minitape", "numpy", "torch", "autograd")
+ENGINES = ("minitape", "mt.function", "numpy", "torch", "autograd")  # mt.function: the same code, traced
 CHAIN_SCALE = 1.01  # sin(x) * 1.01 has a fixed point near 0.24: values and gradients stay normal numbers
 
 
@@ -93,6 +93,27 @@ def chain_minitape(x0: np.ndarray, n_ops: int) -> np.ndarray:
     return tape.gradient(y, x).numpy()  # the target's gradient is seeded with ones
 
 
+_CHAIN_FUNCTIONS: dict[int, Callable] = {}
+
+
+def chain_function(x0: np.ndarray, n_ops: int) -> np.ndarray:
+    """chain_minitape's code under mt.function: traced on the first call for this length, replayed after."""
+    traced = _CHAIN_FUNCTIONS.get(n_ops)
+    if traced is None:
+
+        @mt.function
+        def traced(x):
+            with mt.GradientTape() as tape:
+                tape.watch(x)
+                y = x
+                for _ in range(n_ops // 2):
+                    y = mt.sin(y) * CHAIN_SCALE
+            return tape.gradient(y, x)
+
+        _CHAIN_FUNCTIONS[n_ops] = traced
+    return traced(mt.constant(x0)).numpy()
+
+
 def chain_numpy(x0: np.ndarray, n_ops: int) -> np.ndarray:
     saved = []  # the inputs of each sin, which its derivative needs
     y = x0
@@ -124,7 +145,13 @@ def chain_autograd(x0: np.ndarray, n_ops: int) -> np.ndarray:
     return autograd.elementwise_grad(f)(x0)
 
 
-CHAIN_RUNNERS = {"minitape": chain_minitape, "numpy": chain_numpy, "torch": chain_torch, "autograd": chain_autograd}
+CHAIN_RUNNERS = {
+    "minitape": chain_minitape,
+    "mt.function": chain_function,
+    "numpy": chain_numpy,
+    "torch": chain_torch,
+    "autograd": chain_autograd,
+}
 
 
 # ---- (b) an MLP training step --------------------------------------------------------------------
@@ -145,21 +172,30 @@ def mlp_problem() -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     return inputs, labels, weights
 
 
+def mlp_step(x: mt.Tensor, y: mt.Tensor, params: list) -> mt.Tensor:
+    """One SGD step, written as a TensorFlow 2 user would; returns the loss."""
+    w1, b1, w2, b2 = params
+    with mt.GradientTape() as tape:
+        hidden = mt.nn.relu(x @ w1 + b1)
+        logits = hidden @ w2 + b2
+        loss = mt.reduce_mean(mt.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+    for p, g in zip(params, tape.gradient(loss, params)):
+        p.assign_sub(LEARNING_RATE * g)
+    return loss
+
+
 def mlp_minitape(inputs, labels, weights):
-    """A step function for minitape, written as a TensorFlow 2 user would."""
-    w1, b1, w2, b2 = params = [mt.Variable(w) for w in weights]
-    x, y = mt.constant(inputs), mt.constant(labels)
+    """A step function for minitape, run eagerly."""
+    params, x, y = [mt.Variable(w) for w in weights], mt.constant(inputs), mt.constant(labels)
+    return lambda: float(mlp_step(x, y, params))
 
-    def step() -> float:
-        with mt.GradientTape() as tape:
-            hidden = mt.nn.relu(x @ w1 + b1)
-            logits = hidden @ w2 + b2
-            loss = mt.reduce_mean(mt.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
-        for p, g in zip(params, tape.gradient(loss, params)):
-            p.assign_sub(LEARNING_RATE * g)
-        return float(loss)
 
-    return step
+def mlp_function(inputs, labels, weights):
+    """The same step under mt.function: traced at the first call, replayed after (float() outside: inside, the
+    loss has no value yet)."""
+    params, x, y = [mt.Variable(w) for w in weights], mt.constant(inputs), mt.constant(labels)
+    train_step = mt.function(mlp_step)
+    return lambda: float(train_step(x, y, params))
 
 
 def mlp_numpy(inputs, labels, weights):
@@ -227,7 +263,13 @@ def mlp_autograd(inputs, labels, weights):
     return step
 
 
-MLP_BUILDERS = {"minitape": mlp_minitape, "numpy": mlp_numpy, "torch": mlp_torch, "autograd": mlp_autograd}
+MLP_BUILDERS = {
+    "minitape": mlp_minitape,
+    "mt.function": mlp_function,
+    "numpy": mlp_numpy,
+    "torch": mlp_torch,
+    "autograd": mlp_autograd,
+}
 
 
 # ---- printing ------------------------------------------------------------------------------------
@@ -269,24 +311,26 @@ def print_table(title: str, unit: str, times: dict[str, list[float]], scale: flo
     figures = {engine: statistics.median(t) * scale for engine, t in times.items()}
     print(f"\n{title}")
     present = [e for e in ENGINES if e in figures]
-    print(f"  {'engine':<10}{unit:>12}" + "".join(f"{'x ' + e:>12}" for e in present))
+    print(f"  {'engine':<12}{unit:>12}" + "".join(f"{'x ' + e:>14}" for e in present))
     for engine in ENGINES:
         if engine not in figures:
-            print(f"  {engine:<10}{'not installed':>12}")
+            print(f"  {engine:<12}{'not installed':>12}")
             continue
-        ratios = "".join(f"{figures[engine] / figures[e]:>12.2f}" for e in present)
-        print(f"  {engine:<10}{figures[engine]:>12.{digits}f}{ratios}")
+        ratios = "".join(f"{figures[engine] / figures[e]:>14.2f}" for e in present)
+        print(f"  {engine:<12}{figures[engine]:>12.{digits}f}{ratios}")
     fastest = ", ".join(f"{e} {min(times[e]) * scale:.{digits}f}" for e in present)
     print(f"  fastest round, {unit}: {fastest}")
     return figures
 
 
-def print_target(goal: str, figures: dict[str, float | None], peer: str, limit: float) -> None:
-    """One target of the engine issue: minitape's figure at most `limit` times `peer`'s."""
+def print_target(
+    goal: str, figures: dict[str, float | None], peer: str, limit: float, engine: str = "minitape"
+) -> None:
+    """One target of the engine issue: `engine`'s figure (minitape's) at most `limit` times `peer`'s."""
     if figures.get(peer) is None:
         print(f"  target, {goal}: {peer} not installed")
         return
-    ratio = figures["minitape"] / figures[peer]
+    ratio = figures[engine] / figures[peer]
     print(f"  target, {goal}: {'met' if ratio <= limit else 'not met'} ({ratio:.2f}x)")
 
 
@@ -307,6 +351,7 @@ def bench_chain() -> None:
     agree = all(np.allclose(g, grads["numpy"], rtol=1e-9, atol=1e-300) for g in grads.values())
     print(f"  gradients agree across engines: {'yes' if agree else 'NO'}")
     print_target("minitape per op at or below torch's", figures, "torch", 1.0)
+    print_target("mt.function within 2x of the numpy floor", figures, "numpy", 2.0, "mt.function")
 
 
 def bench_mlp() -> None:
@@ -320,6 +365,8 @@ def bench_mlp() -> None:
     print(f"  first-step loss (same init): {', '.join(f'{e} {loss:.4f}' for e, loss in firsts.items())}")
     print_target("minitape within 1.5x of torch", figures, "torch", 1.5)
     print_target("minitape within 3x of the numpy floor", figures, "numpy", 3.0)
+    print_target("mt.function at or below torch", figures, "torch", 1.0, "mt.function")
+    print_target("mt.function within 1.5x of the numpy floor", figures, "numpy", 1.5, "mt.function")
 
 
 def bench_long_chain() -> None:
@@ -327,7 +374,7 @@ def bench_long_chain() -> None:
     x0 = np.linspace(-2, 2, 16)
     rounds = ROUNDS["long"]
     print(f"\n(c) long chains (sin, * {CHAIN_SCALE}) on float64[16], forward + backward: median of {rounds} rounds")
-    present = [e for e in ENGINES if available(e)]
+    present = [e for e in ENGINES if available(e) and e != "mt.function"]  # (a) measures its replay
     print(f"  {'length':>8}{'minitape s':>12}" + "".join(f"{e + ' us/op':>16}" for e in present))
     per_op: dict[str, list[float]] = {e: [] for e in present}
     for n_ops in lengths:

@@ -27,6 +27,7 @@ from minitape.engine.gradient_args import UnconnectedGradients
 from minitape.engine.opdef import RegisterGradient, defop, no_gradient
 from minitape.engine.tape import GradientTape
 from minitape.engine.variables import Variable
+from minitape.function import function, init_scope, py_function
 from minitape.namespaces import (
     autodiff,
     bitwise,
@@ -42,7 +43,6 @@ from minitape.namespaces import (
     version,
 )
 from minitape.namespaces.config import device
-from minitape.namespaces.function import function, init_scope, py_function
 from minitape.namespaces.printing import print
 from minitape.ops.api import *  # noqa: F403 - the op namespace, as tf.*
 from minitape.ops.composite_ops import (

@@ -26,6 +26,7 @@ class _ThreadState(threading.local):
         self.scope = ""  # the path of the open mt.name_scope blocks, "model/dense": records and variables take it
         self.backward_of: Any = None  # the record whose gradient rule is running, for messages and viewers
         self.unwatched = False  # a backward sweep nothing can see is running: its ops take a shortcut (unwatched.py)
+        self.tracers: list[Any] = []  # mt.function's tracers, recording this thread's ops into graphs (function/)
 
 
 state = _ThreadState()
@@ -34,6 +35,7 @@ state = _ThreadState()
 @contextlib.contextmanager
 def paused(keep_listeners: bool = False) -> Iterator[None]:
     """Run a block with no tape recording, no accumulator and (unless `keep_listeners`) no listener, in this thread.
+    (mt.function's tracers stay: `init_scope` pauses them itself.)
 
     Viewers use it to run the engine's own backward pass for display without leaving a trace.
     """

@@ -48,6 +48,8 @@ def custom_gradient(f: Callable | None = None) -> Callable:
             )
         flat = [convert_to_tensor(r) for r in nest.flatten(result)]
         outputs = [Tensor(r._value) for r in flat]  # fresh tensors: the tape reaches them only through grad_fn
+        for tracer in state.tracers:  # mt.function hook: in a graph, each output holds what f computed
+            tracer.aliases(outputs, flat)
 
         def rule(op: Any, *upstream: Tensor) -> list:
             grads = grad_fn(*upstream, variables=variables) if variables else grad_fn(*upstream)

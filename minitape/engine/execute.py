@@ -1,4 +1,4 @@
-"""The one path every primitive op takes: convert the inputs, compute with numpy, wrap, record.
+"""The one path every primitive op takes: convert the inputs, compute with numpy, wrap, tell, record.
 
 This is the tracing half of the engine; backprop.py is the differentiating half. Gradient
 rules call ops too, so the backward pass runs through here as well: that is what lets a tape
@@ -25,8 +25,10 @@ def apply(op: OpDef, *args: Any, name: str | None = None, **attrs: Any) -> Any:
     if outputs is None:
         inputs = as_inputs(op, args)
         outputs = compute(op, inputs, attrs)
-        for listener in state.listeners:  # the numerics check (it stops a NaN before a tape keeps it), tf.function
+        for listener in state.listeners:  # the numerics check: it stops a NaN before a tape keeps it
             listener.op_ran(op, inputs, attrs, outputs)
+        for tracer in state.tracers:  # mt.function: each op this path runs joins the graph being traced
+            tracer.op_ran(op, inputs, attrs, outputs)
         if state.tapes or state.accumulators:
             record(op.name, inputs, outputs, attrs, op.keep, None, sys._getframe(1))
     return outputs[0] if op.n_outputs == 1 else outputs

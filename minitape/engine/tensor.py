@@ -12,6 +12,7 @@ import itertools
 
 import numpy as np
 
+from minitape.engine.context import state
 from minitape.values.tensor_like import NotAssignable, TensorLike, format_value, on_own_line
 
 _next_id = itertools.count(1).__next__
@@ -48,9 +49,13 @@ class Tensor(TensorLike):
         return f"tensor_{self._id}"
 
     def __repr__(self) -> str:
+        if state.tracers and state.tracers[-1].traces(self):  # inside mt.function: shown as graph mode shows it
+            return state.tracers[-1].symbolic_text(self)
         numpy = on_own_line(format_value(self._value))
         return f"<mt.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={numpy}>"
 
     def __str__(self) -> str:
+        if state.tracers and state.tracers[-1].traces(self):  # as in __repr__
+            return state.tracers[-1].symbolic_text(self)
         text = str(self._value) if self._value.ndim else format_value(self._value)
         return f"mt.Tensor({on_own_line(text)}, shape={self.shape}, dtype={self.dtype.name})"

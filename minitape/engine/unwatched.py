@@ -25,7 +25,7 @@ from minitape.engine.tensor import Tensor
 def sweep(observer: Any) -> Iterator[None]:
     """Mark the backward sweep in this block unwatched if nothing can see its ops."""
     outer = state.unwatched
-    state.unwatched = observer is None and not (state.tapes or state.accumulators or state.listeners)
+    state.unwatched = observer is None and not (state.tapes or state.accumulators or state.listeners or state.tracers)
     try:
         yield
     finally:

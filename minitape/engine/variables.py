@@ -52,6 +52,8 @@ class Variable(TensorLike):
                 "e.g. constraint=lambda w: mt.clip_by_value(w, 0.0, 1.0)"
             )
         self._constraint = constraint
+        for tracer in state.tracers:  # mt.function hook: a function may create variables on its first trace only
+            tracer.variable_created(self)
 
     @property
     def constraint(self) -> Any:
@@ -96,6 +98,8 @@ class Variable(TensorLike):
                     if tape._watch_accessed_variables and self._id not in tape._watched:
                         tape.watch_variable(self)
             record("ReadVariableOp", [self], [value], {}, keep="nothing")
+        for tracer in state.tracers:  # mt.function hook: the graph reads the variable when it runs
+            tracer.variable_read(self, value)
         return value
 
     def read_value(self) -> Tensor:
@@ -135,6 +139,8 @@ class Variable(TensorLike):
     def _store(self, value: np.ndarray, op_type: str, source: Any) -> Variable:
         if type(source) is Tensor and (state.tapes or state.accumulators):
             record(op_type, [self, source], [], {}, keep="nothing")  # seen by explain(), never differentiated
+        for tracer in state.tracers:  # mt.function hook: the graph writes the variable when it runs
+            tracer.variable_assigned(self, op_type, source)
         self._value = value  # a fresh array: tensors read earlier keep the old value
         return self
 
@@ -149,11 +155,15 @@ class Variable(TensorLike):
         return self._assign(delta, "AssignSubVariableOp", np.subtract)
 
     def numpy(self) -> np.ndarray | np.generic:
+        for tracer in state.tracers:  # mt.function hook: a variable's value is read when the graph runs
+            tracer.value_used(self, "numpy")
         value = self._value.copy()
         return value[()] if value.ndim == 0 else value
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         """`np.asarray(v)`: a writable copy, as TensorFlow gives, so writing to it cannot change the variable."""
+        for tracer in state.tracers:  # mt.function hook: a variable's value is read when the graph runs
+            tracer.value_used(self, "array")
         return np.array(self._value, dtype=dtype, copy=True)
 
     def __format__(self, spec: str) -> str:

@@ -13,10 +13,12 @@ import numpy as np
 
 from minitape import name_scope
 from minitape.engine.tensor import Tensor
+from minitape.function.trace import runs_each_call
 from minitape.keras import backend, unsupported
 from minitape.ops.api import abs as abs_
 from minitape.ops.api import (
     clip_by_value,
+    gather,
     log,
     maximum,
     minimum,
@@ -83,33 +85,40 @@ def _clipped_probabilities(y_pred: Any) -> Any:
 
 def sparse_categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False, axis: int = -1) -> Any:
     """Per-example -log p[label], for integer labels of shape (batch,) or (batch, 1)."""
-    name = "SparseCategoricalCrossentropy"
     y_pred = _tensor(y_pred)
+    labels = _sparse_labels(y_true, tuple(y_pred.shape), y_pred.dtype.as_numpy_dtype)
+    # Probabilities are clipped, then their logs taken as logits: as Keras 3 does, so each row is rescaled to
+    # sum to 1 (after the clipping: a row of values all above 1 - eps becomes uniform)
+    logits = y_pred if from_logits else log(_clipped_probabilities(y_pred))
+    if axis in (-1, len(y_pred.shape) - 1):  # the fused op: one record each way
+        return sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+    one_hot = gather(Tensor(np.eye(y_pred.shape[-1], dtype=y_pred.dtype.as_numpy_dtype)), labels)
+    return -reduce_sum(one_hot * log_softmax(logits, axis=axis), axis=axis)
+
+
+@runs_each_call  # checked at every call of a traced function too, and the labels come from that call
+def _sparse_labels(y_true: Any, pred_shape: tuple, dtype: Any) -> Tensor:
+    """Integer labels of shape (batch,) or (batch, 1), checked against predictions of `pred_shape`, as int64."""
+    name = "SparseCategoricalCrossentropy"
     labels = backend.to_numpy(y_true)
-    _check_batch(name, labels, y_pred)
-    n_classes = y_pred.shape[-1]
-    if labels.ndim == len(y_pred.shape) and labels.shape[-1] == 1:
+    _check_batch(name, labels, np.empty(pred_shape, dtype))
+    n_classes = pred_shape[-1]
+    if labels.ndim == len(pred_shape) and labels.shape[-1] == 1:
         labels = labels.reshape(labels.shape[:-1])
-    if labels.shape != tuple(y_pred.shape)[:-1]:
+    if labels.shape != pred_shape[:-1]:
         raise ValueError(
-            f"{name}: labels of shape {labels.shape} do not fit predictions of shape {tuple(y_pred.shape)}; "
-            f"give one integer class index per example, shape {tuple(y_pred.shape)[:-1]}"
+            f"{name}: labels of shape {labels.shape} do not fit predictions of shape {pred_shape}; "
+            f"give one integer class index per example, shape {pred_shape[:-1]}"
         )
     if labels.dtype.kind == "f" and not np.all(labels == np.round(labels)):
         raise ValueError(f"{name}: labels must be integer class indices, got non-integer values {labels.ravel()[:5]}")
     if labels.size and (labels.min() < 0 or labels.max() >= n_classes):
         bad = labels[(labels < 0) | (labels >= n_classes)].ravel()[0].item()
         raise ValueError(
-            f"{name}: label {bad} is out of range: y_pred has shape {tuple(y_pred.shape)}, so labels must be in "
+            f"{name}: label {bad} is out of range: y_pred has shape {pred_shape}, so labels must be in "
             f"[0, {n_classes}). Check that the last Dense layer has one unit per class."
         )
-    # Probabilities are clipped, then their logs taken as logits: as Keras 3 does, so each row is rescaled to
-    # sum to 1 (after the clipping: a row of values all above 1 - eps becomes uniform)
-    logits = y_pred if from_logits else log(_clipped_probabilities(y_pred))
-    if axis in (-1, len(y_pred.shape) - 1):  # the fused op: one record each way
-        return sparse_softmax_cross_entropy_with_logits(labels=labels.astype(np.int64), logits=logits)
-    one_hot = Tensor(np.eye(n_classes, dtype=y_pred.dtype.as_numpy_dtype)[labels.astype(np.int64)])
-    return -reduce_sum(one_hot * log_softmax(logits, axis=axis), axis=axis)
+    return Tensor(labels.astype(np.int64))
 
 
 def categorical_crossentropy(

@@ -10,6 +10,7 @@ import numpy as np
 from minitape import name_scope
 from minitape.engine.tensor import Tensor
 from minitape.engine.variables import Variable
+from minitape.function.trace import runs_each_call
 from minitape.keras import losses, unsupported
 from minitape.keras.backend import to_numpy
 from minitape.values.tensor_like import TensorLike
@@ -23,6 +24,13 @@ class Metric:
     """
 
     _direction: str | None = None  # 'up' or 'down': which way is better (ModelCheckpoint's mode='auto' asks)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A metric keeps its state in Python and numpy: in a traced function it runs again at every call."""
+        super().__init_subclass__(**kwargs)
+        for name in _STATEFUL:
+            if name in cls.__dict__:
+                setattr(cls, name, runs_each_call(cls.__dict__[name], changes_state=name != "result"))
 
     def __init__(self, name: str | None = None, dtype: Any = None) -> None:
         self.name = name or _snake(type(self).__name__)
@@ -91,6 +99,12 @@ class Metric:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self.name} result={float(self.result()):.4f}>"
+
+
+_STATEFUL = ("update_state", "result", "reset_state", "__call__")
+for _name in _STATEFUL:
+    if _name in Metric.__dict__:
+        setattr(Metric, _name, runs_each_call(Metric.__dict__[_name], changes_state=_name != "result"))
 
 
 def _same_rank(a: np.ndarray, b: np.ndarray, expand_rank_1: bool = True) -> tuple[np.ndarray, np.ndarray]:

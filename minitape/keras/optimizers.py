@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from minitape.engine.variables import Variable
+from minitape.function.trace import runs_each_call
 from minitape.keras import backend, constraints, schedules, unsupported
 from minitape.values.convert import constant
 
@@ -120,6 +121,7 @@ class Optimizer:
             return float(np.asarray(lr()))
         return float(lr)
 
+    @runs_each_call(changes_state=True)  # its numpy update runs again at every call of a traced train step
     def apply_gradients(self, grads_and_vars: Any, name: str | None = None, **kwargs: Any) -> Variable:
         """Update each variable by its gradient. Pairs whose gradient is None are skipped, with a warning."""
         pairs = list(grads_and_vars)

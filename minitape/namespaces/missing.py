@@ -208,14 +208,9 @@ IMAGE = {
 
 
 FUNCTION = dict.fromkeys(
-    (
-        "get_concrete_function",
-        "experimental_get_compiler_ir",
-        "experimental_get_tracing_count",
-        "pretty_printed_concrete_signatures",
-    ),
-    "there is no graph mode, so no traced or concrete functions: call the function itself (it runs eagerly), "
-    "and reach the Python function as f.python_function",
+    ("experimental_get_compiler_ir",),
+    "minitape replays a traced graph as numpy calls, with no compiler: there is no XLA IR to show; "
+    "f.get_concrete_function(...).graph holds the recorded steps",
 )
 DATASET = {
     "group_by_window": "sort or group the elements in Python first",

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from minitape.function.trace import runs_each_call
 from minitape.values import nest
 from minitape.values.tensor_like import TensorLike
 
@@ -48,6 +49,7 @@ class _Shown(str):
         return str(self)
 
 
+@runs_each_call  # inside mt.function, it prints at every call, as tf.print does
 def print(*inputs: Any, output_stream: Any = None, summarize: int = 3, sep: str = " ", end: str = "\n") -> None:
     """Print tensors' values (and other objects) like `tf.print`: to standard error by default; with more than
     2 * summarize entries, only the first and last `summarize` of each axis (summarize=-1 prints all).
@@ -58,3 +60,6 @@ def print(*inputs: Any, output_stream: Any = None, summarize: int = 3, sep: str 
             file.write(text)
         return
     (sys.stderr if output_stream is None else output_stream).write(text)  # stderr looked up now, as redirected
+
+
+print.__wrapped__._prints_only = True  # a guarded graph holds its prints until the run is sure to complete (replay.py)

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from minitape.engine.tensor import Tensor
+from minitape.function.trace import runs_each_call
 from minitape.namespaces import missing
 from minitape.values.convert import convert_to_tensor
 from minitape.values.dtypes import as_dtype, float32
@@ -82,23 +83,28 @@ class Generator:
             children.append(child)
         return children
 
+    @runs_each_call
     def normal(self, shape: Any, mean: float = 0.0, stddev: float = 1.0, dtype: Any = float32, name: Any = None):
         """Samples from N(mean, stddev^2)."""
         return _normal(self._bits, shape, mean, stddev, dtype)
 
+    @runs_each_call
     def uniform(self, shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = float32, name: Any = None):
         """Samples from [minval, maxval); maxval defaults to 1 for floats. Integer dtypes need maxval."""
         return _uniform(self._bits, shape, minval, maxval, dtype)
 
+    @runs_each_call
     def truncated_normal(self, shape: Any, mean: float = 0.0, stddev: float = 1.0, dtype: Any = float32, name=None):
         """Normal samples, redrawn until within two standard deviations of the mean."""
         return _truncated_normal(self._bits, shape, mean, stddev, dtype)
 
+    @runs_each_call
     def uniform_full_int(self, shape: Any, dtype: Any = "int64", name: Any = None) -> Tensor:
         """Integers drawn from the whole range of `dtype`."""
         info = np.iinfo(as_dtype(dtype).as_numpy_dtype)
         return Tensor(self._bits.integers(info.min, info.max, _shape(shape), endpoint=True, dtype=info.dtype))
 
+    @runs_each_call
     def make_seeds(self, count: int = 1) -> Tensor:
         """Seeds for the stateless ops: an int64 tensor of shape (2, count), one seed per column."""
         return Tensor(self._bits.integers(0, 2**63 - 1, (2, int(count)), dtype=np.int64))
@@ -205,6 +211,7 @@ def _truncated_normal(rng: np.random.Generator, shape: Any, mean: Any, stddev: A
     return Tensor((_floats(mean) + _floats(stddev) * values).astype(dtype.as_numpy_dtype))
 
 
+@runs_each_call  # a traced function draws new numbers at every call
 def normal(
     shape: Any, mean: float = 0.0, stddev: float = 1.0, dtype: Any = float32, seed: Any = None, name: Any = None
 ) -> Tensor:
@@ -212,6 +219,7 @@ def normal(
     return _normal(_rng(seed), shape, mean, stddev, dtype)
 
 
+@runs_each_call  # a traced function draws new numbers at every call
 def uniform(
     shape: Any, minval: float = 0, maxval: Any = None, dtype: Any = float32, seed: Any = None, name: Any = None
 ) -> Tensor:
@@ -219,6 +227,7 @@ def uniform(
     return _uniform(_rng(seed), shape, minval, maxval, dtype)
 
 
+@runs_each_call  # a traced function draws new numbers at every call
 def truncated_normal(
     shape: Any, mean: float = 0.0, stddev: float = 1.0, dtype: Any = float32, seed: Any = None, name: Any = None
 ) -> Tensor:
@@ -250,12 +259,14 @@ def stateless_truncated_normal(shape: Any, seed: Any, mean=0.0, stddev=1.0, dtyp
     return _truncated_normal(_stateless(seed), shape, mean, stddev, dtype)
 
 
+@runs_each_call  # a traced function draws new numbers at every call
 def shuffle(value: Any, seed: Any = None, name: Any = None) -> Tensor:
     """`value` with its first axis in random order (a list converts as mt.constant does; a scalar is kept)."""
     array = convert_to_tensor(value).numpy()
     return Tensor(array if array.ndim == 0 else array[_rng(seed).permutation(len(array))])
 
 
+@runs_each_call  # a traced function draws new numbers at every call
 def categorical(logits: Any, num_samples: int, dtype: Any = None, seed: Any = None, name: Any = None) -> Tensor:
     """For each row of `logits` (batch, classes), `num_samples` class indices drawn with probabilities
     softmax(row); int64 by default."""
@@ -285,12 +296,14 @@ def generator() -> np.random.Generator:
     return _global._bits
 
 
+@runs_each_call  # a traced function draws new numbers at every call
 def poisson(shape: Any, lam: Any, dtype: Any = float32, seed: Any = None, name: Any = None) -> Tensor:
     """Poisson samples of shape `shape + lam.shape` (numpy's draws; no gradient with respect to `lam`)."""
     lam = _floats(lam)
     return Tensor(_rng(seed).poisson(lam, _shape(shape) + lam.shape).astype(as_dtype(dtype).as_numpy_dtype))
 
 
+@runs_each_call  # a traced function draws new numbers at every call
 def gamma(shape: Any, alpha: Any, beta: Any = None, dtype: Any = float32, seed: Any = None, name: Any = None) -> Tensor:
     """Gamma(alpha, rate beta) samples of shape `shape + broadcast(alpha, beta).shape` (numpy's draws; unlike
     TensorFlow, no gradient with respect to alpha or beta)."""

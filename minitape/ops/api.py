@@ -9,6 +9,7 @@ import numpy as np
 from minitape.engine.backprop import add_n as _add_n
 from minitape.engine.tape_api import note_numpy_conversion  # noqa: F401 - used by Tensor.__array__ and .numpy()
 from minitape.engine.tensor import Tensor
+from minitape.function.trace import runs_each_call
 from minitape.namespaces import bitwise  # noqa: F401 - `x & y` on integer tensors (operators.py)
 from minitape.ops import reduce_ops as _r
 from minitape.ops.array_ops import (
@@ -171,11 +172,17 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     return maximum(minimum(t, clip_value_max), clip_value_min)
 
 
+@runs_each_call  # where the condition holds depends on its values: found again at every call of a graph
+def _true_indices(condition):
+    """The indices where `condition` holds, one row each, as int64 (where with neither x nor y)."""
+    mask = condition._array() if isinstance(condition, TensorLike) else np.asarray(condition)
+    return Tensor(np.argwhere(mask).astype(np.int64))
+
+
 def where(condition, x=None, y=None, name=None):
     """x where condition holds, else y (broadcasting); with neither, the indices where it holds, as TensorFlow."""
     if x is None and y is None:
-        mask = condition._array() if isinstance(condition, TensorLike) else np.asarray(condition)
-        return Tensor(np.argwhere(mask).astype(np.int64))
+        return _true_indices(condition)
     if x is None or y is None:
         raise ValueError("where needs both x and y, or neither (to get the indices where condition holds)")
     if (condition._array() if isinstance(condition, TensorLike) else np.asarray(condition)).dtype != np.bool_:

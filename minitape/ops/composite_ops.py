@@ -10,6 +10,7 @@ import numpy as np
 
 from minitape.engine.opdef import defop
 from minitape.engine.tensor import Tensor
+from minitape.function.trace import runs_each_call
 from minitape.ops.api import (
     abs,
     cast,
@@ -124,6 +125,7 @@ def truediv(x: Any, y: Any, name: str | None = None) -> Tensor:
     return divide(x, y)
 
 
+@runs_each_call  # counted from the values: a traced function counts again at every call
 def confusion_matrix(
     labels: Any,
     predictions: Any,

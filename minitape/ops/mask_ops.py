@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from minitape.engine.tensor import Tensor
+from minitape.function.trace import runs_each_call
 from minitape.namespaces import random
 from minitape.ops.array_ops import gather, reshape
 from minitape.ops.math_ops import cast, multiply
@@ -39,7 +40,13 @@ def boolean_mask(tensor: Any, mask: Any, axis: Any = None, name: str | None = No
             f"covers, {list(covered)} (tensor shape {list(shape)}, axis={axis}); shapes are incompatible"
         )
     flat = reshape(tensor, (*shape[:axis], int(np.prod(covered, dtype=np.int64)), *shape[axis + k :]))
-    return gather(flat, np.flatnonzero(mask_array).astype(np.int64), axis=axis)
+    return gather(flat, _true_positions(mask), axis=axis)
+
+
+@runs_each_call  # which entries are kept depends on the mask's values: found again at every call of a graph
+def _true_positions(mask: Any) -> Tensor:
+    """The flat positions where `mask` holds, as int64."""
+    return Tensor(np.flatnonzero(_plain(mask)).astype(np.int64))
 
 
 def dropout(x: Any, rate: float, noise_shape: Any = None, seed: Any = None, name: str | None = None) -> Tensor:
@@ -58,6 +65,11 @@ def dropout(x: Any, rate: float, noise_shape: Any = None, seed: Any = None, name
     if rate == 0:
         return x if isinstance(x, Tensor) else cast(x, value.dtype.name)
     shape = value.shape if noise_shape is None else tuple(int(n) for n in _plain(noise_shape).ravel())
-    keep = random.uniform(shape, dtype=value.dtype.name, seed=seed).numpy() >= rate
-    scale = Tensor((keep / (1 - rate)).astype(value.dtype))  # a constant: the gradient is the same mask, scaled
-    return multiply(x, scale)
+    return multiply(x, _dropout_scale(shape, rate, value.dtype, seed))
+
+
+@runs_each_call  # a traced function draws a new mask at every call
+def _dropout_scale(shape: tuple, rate: float, dtype: Any, seed: Any) -> Tensor:
+    """The kept entries' scale, 1 / (1 - rate), and zeros: the gradient is the same mask, scaled."""
+    keep = random.uniform(shape, dtype=np.dtype(dtype).name, seed=seed).numpy() >= rate
+    return Tensor((keep / (1 - rate)).astype(dtype))

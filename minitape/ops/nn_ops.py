@@ -7,7 +7,7 @@ import numpy as np
 from minitape.engine.execute import NOT_FLOATING
 from minitape.engine.opdef import defop
 from minitape.engine.tensor import Tensor
-from minitape.ops.array_ops import reshape
+from minitape.ops.array_ops import gather_op, reshape
 from minitape.ops.math_ops import cast, exp, log1p, sigmoid, where, zeros_like
 from minitape.ops.reduce_ops import _logsumexp, reduce_sum
 from minitape.values.convert import convert_to_tensor
@@ -235,7 +235,8 @@ def _sparse_xent_backprop_rule(op, dy):
     g, p, labels = op.inputs
     d_g = d_p = None
     if op.needs[0]:
-        one_hot_labels = Tensor(np.eye(op.input_shapes[1][-1], dtype=p._value.dtype)[labels._value])
+        eye = Tensor(np.eye(op.input_shapes[1][-1], dtype=p._value.dtype))  # shape-only: a constant in a graph
+        one_hot_labels = gather_op(eye, labels, axis=0)  # an op, so that a traced graph picks each call's labels
         d_g = reduce_sum(dy * (p - one_hot_labels), axis=-1)
     if op.needs[1]:
         d_p = dy * reshape(g, (*op.input_shapes[0], 1))

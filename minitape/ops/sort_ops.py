@@ -10,6 +10,8 @@ import numpy as np
 
 from minitape.engine.opdef import defop
 from minitape.engine.tensor import Tensor
+from minitape.function.trace import runs_each_call
+from minitape.ops.math_ops import cast
 from minitape.values.errors import InvalidArgumentError
 from minitape.values.tensor_like import TensorLike
 
@@ -70,15 +72,14 @@ def argsort(values: Any, axis: int = -1, direction: str = "ASCENDING", stable: b
     """The indices that sort `values` along `axis` (int32, as TensorFlow); equal values keep their order."""
     array = _plain(values)
     axis = _checked_axis("argsort", int(axis), array.ndim)
-    return Tensor(_order(array, axis, _direction("argsort", direction)).astype(np.int32))
+    return _order_tensor(values, axis, _direction("argsort", direction), np.int32)
 
 
 def sort(values: Any, axis: int = -1, direction: str = "ASCENDING", name: Any = None) -> Tensor:
     """`values` sorted along `axis`; the gradient goes back to where each value came from."""
     array = _plain(values)
     axis = _checked_axis("sort", int(axis), array.ndim)
-    order = _order(array, axis, _direction("sort", direction)).astype(np.int64)
-    return take_along_op(values, Tensor(order), axis=axis)
+    return take_along_op(values, _order_tensor(values, axis, _direction("sort", direction), np.int64), axis=axis)
 
 
 TopKV2 = namedtuple("TopKV2", ["values", "indices"])
@@ -91,6 +92,13 @@ def top_k(input: Any, k: int = 1, sorted: bool = True, index_type: Any = None, n
     k = int(k)
     if array.ndim == 0 or not 0 <= k <= array.shape[-1]:
         raise InvalidArgumentError(f"top_k: k={k} must be in [0, {array.shape[-1] if array.ndim else 0}]")
-    order = _order(array, -1, descending=True)[..., :k].astype(np.int64)
-    values = take_along_op(input, Tensor(order), axis=array.ndim - 1)
-    return TopKV2(values, Tensor(order.astype(np.int32)))
+    order = _order_tensor(input, -1, True, np.int64, k)
+    values = take_along_op(input, order, axis=array.ndim - 1)
+    return TopKV2(values, cast(order, "int32"))
+
+
+@runs_each_call  # the order depends on the values: a traced function computes it at every call
+def _order_tensor(values: Any, axis: int, descending: bool, dtype: Any, k: int | None = None) -> Tensor:
+    """The indices that sort `values` along `axis` (the first k of them, if given), as a tensor of `dtype`."""
+    order = _order(_plain(values), axis, descending)
+    return Tensor((order if k is None else order[..., :k]).astype(dtype))

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from minitape.engine.context import state
 from minitape.engine.tensor import Tensor
 from minitape.values.dtypes import DType, as_dtype
 from minitape.values.errors import InvalidArgumentError
@@ -85,13 +86,14 @@ def _rectangular(value: Any) -> np.ndarray:
 
 def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None = None) -> Tensor:
     """A tensor holding `value` (a number, nested list or numpy array)."""
+    source = None  # the tensor or variable `value` was, if it was one
     if isinstance(value, TensorLike):
         if dtype is not None and as_dtype(dtype) is not value.dtype:  # TensorFlow converts no tensor here
             raise TypeError(
                 f"constant: the tensor has dtype {value.dtype.name}, not {as_dtype(dtype).name}; "
                 f"use mt.cast(x, mt.{as_dtype(dtype).name})"
             )
-        value = value._array()
+        source, value = value, value._array()
     target = as_dtype(dtype) if dtype is not None else _default_dtype(value)
     array = _rectangular(value)
     if target.is_bool and array.dtype.kind != "b" and not isinstance(value, np.ndarray):  # as TensorFlow: 2 is no bool
@@ -110,7 +112,22 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None 
         array = np.array(array, dtype=target.as_numpy_dtype)
     if shape is not None:
         array = np.broadcast_to(array, tuple(shape)).copy() if array.size == 1 else array.reshape(tuple(shape))
-    return Tensor(array)
+    result = Tensor(array)
+    if state.tracers and source is not None:
+        _traced_copy(result, source, shape)
+    return result
+
+
+def _traced_copy(result: Tensor, source: Any, shape: Any) -> None:
+    """mt.function hook: a copy of a traced tensor holds what it holds when the graph runs; a copy of a variable
+    is a read of it; a reshaped copy would be a value frozen at tracing, so it is refused as graph mode does."""
+    for tracer in state.tracers:
+        if shape is not None:
+            tracer.value_used(source, "array")
+        elif isinstance(source, Tensor):
+            tracer.alias(result, source)
+        else:
+            tracer.variable_read(source, result)
 
 
 def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, name: str | None = None) -> Tensor:

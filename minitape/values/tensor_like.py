@@ -11,6 +11,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from minitape.engine.context import state
 from minitape.values.dtypes import DType, as_dtype
 from minitape.values.shape import TensorShape
 
@@ -149,7 +150,10 @@ class TensorLike:
                 f"the truth value of a tensor of shape {tuple(value.shape)} is ambiguous; "
                 "reduce it first, e.g. mt.reduce_all(x > 0) or mt.reduce_any(x > 0)"
             )
-        return builtins_bool(value.reshape(()))
+        truth = builtins_bool(value.reshape(()))
+        for tracer in state.tracers:  # mt.function hook: a Python branch on a traced tensor becomes a guard
+            tracer.branch(self, truth)
+        return truth
 
     def __float__(self) -> float:
         return float(self._scalar("float"))
@@ -177,6 +181,8 @@ class TensorLike:
     def __format__(self, spec: str) -> str:
         """`f"{loss:.4f}"` and `f"loss {loss}"` format the value as numpy would (a scalar like a number), as
         TensorFlow does: `f"{t}"` of a vector is `[1 2]`, not the tensor's str()."""
+        for tracer in state.tracers:  # mt.function hook: a traced tensor has no value to format
+            tracer.value_used(self, "format" if spec else "str")
         value = self._array()
         return format(value[()] if value.ndim == 0 else value, spec)
 
@@ -187,6 +193,8 @@ class TensorLike:
         (copy=True) and another dtype give a writable copy.
         """
         _ops.note_numpy_conversion(self)
+        for tracer in state.tracers:  # mt.function hook: a traced tensor has no value yet, as in graph mode
+            tracer.value_used(self, "array")
         value = self._array()
         if copy or (dtype is not None and value.dtype != dtype):
             return value.astype(dtype or value.dtype)  # astype always copies
@@ -195,6 +203,8 @@ class TensorLike:
         return view
 
     def _scalar(self, what: str):
+        for tracer in state.tracers:  # mt.function hook: a Python number from a traced tensor becomes a guard
+            tracer.value_used(self, what)
         value = self._array()
         if value.ndim:  # TensorFlow refuses shape [1] too: "only 0-dimensional arrays can be converted"
             raise TypeError(f"only a scalar tensor converts to {what}, not shape {value.shape}; e.g. {what}(x[0])")
@@ -220,6 +230,8 @@ class TensorLike:
     def numpy(self) -> np.ndarray | np.generic:
         """The value as a writable numpy array of its own, a copy (a numpy scalar for shape ())."""
         _ops.note_numpy_conversion(self)
+        for tracer in state.tracers:  # mt.function hook: a traced tensor has no value yet, as in graph mode
+            tracer.value_used(self, "numpy")
         value = self._array().copy()
         return value[()] if value.ndim == 0 else value
 

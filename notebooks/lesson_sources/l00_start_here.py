@@ -48,6 +48,11 @@ LESSONS = [
         "Backpropagation through time",
         "a recurrent network on a tape, vanishing and exploding gradients, clipping, truncated BPTT",
     ),
+    (
+        "11_graphs_and_tf_function.ipynb",
+        "Graphs and tf.function",
+        "tracing and retracing, a training step's graph drawn, Python control flow, the speed-up",
+    ),
 ]
 
 # The same lessons in the Korean edition (notebooks/ko/, same file names): title and what it teaches.

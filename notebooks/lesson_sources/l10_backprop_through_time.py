@@ -570,7 +570,8 @@ CELLS = [
     - Truncated BPTT passes a state on through `mt.stop_gradient` every $k$ steps: the values are unchanged, the tape
       records every op, but only the last $k$ steps before the loss contribute.
 
-    This is the last lesson. Back to [the start](00_start_here.ipynb).
+    Next: [lesson 11](11_graphs_and_tf_function.ipynb), graphs and `tf.function`: trace a training step once,
+    replay it fast.
     """, ko=r"""
     ## 정리
 
@@ -585,6 +586,7 @@ CELLS = [
     - 잘린 BPTT는 $k$ 스텝마다 `mt.stop_gradient`를 거쳐 상태를 넘깁니다. 값은 그대로이고 테이프는 모든 연산을
       기록하지만, 손실 직전의 마지막 $k$ 스텝만 기여합니다.
 
-    이것이 마지막 강의입니다. [처음](00_start_here.ipynb)으로 돌아가기.
+    다음: [11강](11_graphs_and_tf_function.ipynb), 그래프와 `tf.function`: 훈련 스텝을 한 번 트레이싱하고 빠르게
+    재실행합니다.
     """),
 ]

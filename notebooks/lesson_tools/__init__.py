@@ -18,6 +18,7 @@ from lesson_tools import (
     lesson08,
     lesson09,
     lesson10,
+    lesson11,
 )
 from lesson_tools.checking import NotYet, check, exercise, exercise_keys, run_solution, verdict
 from lesson_tools.language import language, say, set_language

@@ -664,7 +664,7 @@ def test_the_solution_passes_in_every_form(key: str) -> None:
 
 
 def test_every_exercise_has_solutions_and_wrong_answers() -> None:
-    keys = set(exercise_keys())
+    keys = {k for k in exercise_keys() if not k.startswith("11.")}  # lesson 11's: test_lesson11_checks.py
     assert keys == {k.split()[0] for k in SOLUTIONS}
     for key in keys:
         wrong = [case for case in WRONG if case[0] == key]

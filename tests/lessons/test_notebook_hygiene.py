@@ -31,7 +31,7 @@ def _id(path: Path) -> str:
 
 def test_every_lesson_is_there() -> None:
     numbers = [p.name[:2] for p in ENGLISH]
-    assert numbers == [f"{i:02d}" for i in range(11)], f"expected lessons 00..10, found {numbers}"
+    assert numbers == [f"{i:02d}" for i in range(12)], f"expected lessons 00..11, found {numbers}"
 
 
 def test_every_korean_lesson_is_an_english_one() -> None:

@@ -25,6 +25,7 @@ def test_bench_engine_quick_prints_the_three_sections_with_numbers():
     for section in (chain, mlp):
         assert re.search(rf"^  minitape +{NUMBER} ", section, re.M), section
         assert re.search(rf"^  numpy +{NUMBER} ", section, re.M), section
+        assert re.search(rf"^  mt.function +{NUMBER} ", section, re.M), section
         for peer in ("torch", "autograd"):
             assert re.search(rf"^  {peer} +({NUMBER} |not installed)", section, re.M), section
     assert "gradients agree across engines: yes" in chain
@@ -32,7 +33,9 @@ def test_bench_engine_quick_prints_the_three_sections_with_numbers():
     assert re.search(rf"target, minitape per op at or below torch's: {verdict}", chain), chain
     assert re.search(rf"target, minitape within 1.5x of torch: {verdict}", mlp), mlp
     assert re.search(rf"target, minitape within 3x of the numpy floor: (met|not met) \({NUMBER}x\)", mlp), mlp
-    assert re.search(rf"first-step loss \(same init\): minitape {NUMBER}, numpy {NUMBER}", mlp), mlp
+    assert re.search(rf"target, mt.function within 1.5x of the numpy floor: (met|not met) \({NUMBER}x\)", mlp), mlp
+    first = rf"first-step loss \(same init\): minitape {NUMBER}, mt.function {NUMBER}, numpy {NUMBER}"
+    assert re.search(first, mlp), mlp
     rows = re.findall(rf"^ +([\d,]+) +{NUMBER} +{NUMBER}", long_chain, re.M)
     assert rows == ["1,000", "5,000", "10,000"], long_chain
     assert re.search(rf"per-op time at 10,000 / at 1,000 +{NUMBER}", long_chain), long_chain

@@ -53,14 +53,14 @@ def test_the_read_of_a_returned_variable_is_differentiable():
     assert float(tape.gradient(y, w)) == 2.0
 
 
-def test_function_keeps_the_python_function_and_refuses_concrete_functions_with_a_reason():
+def test_function_keeps_the_python_function_and_refuses_the_compiler_ir_with_a_reason():
     def double(x):
         return x * 2
 
     f = mt.function(double)
     assert f.python_function is double and f.__name__ == "double"
-    with pytest.raises(AttributeError, match="get_concrete_function.*call the function itself"):
-        f.get_concrete_function  # noqa: B018
+    with pytest.raises(AttributeError, match="experimental_get_compiler_ir.*no XLA IR"):
+        f.experimental_get_compiler_ir  # noqa: B018
     with pytest.raises(AttributeError, match="'Function' object has no attribute 'nothing'"):
         f.nothing  # noqa: B018
 
@@ -382,7 +382,7 @@ def test_saturate_cast_clamps_as_tensorflow_does():
         (lambda: mt.dtypes.complex64, "tf.dtypes.complex64: there are no complex dtypes"),
         (lambda: mt.dtypes.double, "tf.dtypes.double: use mt.float64"),
         (lambda: mt.types, "tf.types: there are no type protocols"),
-        (lambda: mt.function(abs).get_concrete_function, "tf.function.get_concrete_function"),
+        (lambda: mt.function(abs).experimental_get_compiler_ir, "tf.function.experimental_get_compiler_ir"),
     ],
 )
 def test_names_left_out_say_so_and_what_to_use(get, name):

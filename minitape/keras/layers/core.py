@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from minitape.engine.tensor import Tensor
+from minitape.function.trace import runs_each_call
 from minitape.keras import activations
 from minitape.keras.layers.base import Layer, incompatible
 from minitape.namespaces import random
@@ -115,11 +116,13 @@ class Dropout(Layer):
     def call(self, inputs: Any, training: bool = False) -> Any:
         if not training or self.rate == 0:
             return inputs
-        rng = self._rng or random.generator()
         shape = tuple(inputs.shape) if self.noise_shape is None else tuple(self.noise_shape)
-        keep = rng.random(shape) >= self.rate
-        scale = (keep / (1.0 - self.rate)).astype(inputs.dtype.as_numpy_dtype)
-        return inputs * Tensor(scale)
+        return inputs * self._scale(shape, inputs.dtype.as_numpy_dtype)
+
+    @runs_each_call  # a traced train step draws a new mask at every call
+    def _scale(self, shape: tuple, dtype: Any) -> Tensor:
+        keep = (self._rng or random.generator()).random(shape) >= self.rate
+        return Tensor((keep / (1.0 - self.rate)).astype(dtype))
 
 
 class Activation(Layer):

@@ -1,0 +1,312 @@
+"""`Function` (what `tf.function` returns) and `ConcreteFunction` (one traced graph), as TensorFlow names them.
+
+A call looks up the graphs traced for its cache key (signature.py) and replays the first whose guards hold
+(replay.py); if none does, it traces (trace.py): the Python function runs once, eagerly, recorded.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import types
+import warnings
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from minitape.engine.context import state
+from minitape.engine.tensor import Tensor
+from minitape.engine.variables import Variable
+from minitape.function import replay, signature
+from minitape.function.graph import AssignStep, Graph, Slot
+from minitape.function.trace import Tracer
+from minitape.namespaces import missing
+from minitape.ops.math_ops import identity
+from minitape.values import nest
+from minitape.values.convert import convert_to_tensor
+from minitape.values.tensor_spec import TensorSpec
+
+RETRACING_WARNING = (
+    "{} out of the last {} calls to {} triggered tf.function retracing. Tracing is expensive and the excessive "
+    "number of tracings could be due to (1) creating @tf.function repeatedly in a loop, (2) passing tensors with "
+    "different shapes, (3) passing Python objects instead of tensors. For (1), please define your @tf.function "
+    "outside of the loop. For (2), @tf.function has reduce_retracing=True option that can avoid unnecessary "
+    "retracing. For (3), please refer to https://www.tensorflow.org/guide/function#controlling_retracing and "
+    "https://www.tensorflow.org/api_docs/python/tf/function for  more details."
+)  # TensorFlow 2.21's words (its double space included), logged when 5 of the last 10 calls traced
+
+
+class ConcreteFunction:
+    """One traced graph: call it with tensors of the shapes and dtypes it was traced for."""
+
+    def __init__(self, graph: Graph, inputs: Any, outputs: Any, python_function: Callable) -> None:
+        self.graph = graph
+        self.program = replay.Program(graph)
+        self.structured_input_signature = inputs  # the traced call's arguments, a TensorSpec for each tensor
+        self.output_specs = outputs  # its result, a TensorSpec for each tensor
+        self.name = graph.name
+        self._python_function = python_function
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.call_flat(_tensor_leaves((args, kwargs)))
+
+    def call_flat(self, leaves: list) -> Any:
+        """Run the graph on the call's tensors (in `nest.flatten` order): fast, or op by op when something listens."""
+        if state.tapes or state.accumulators or state.tracers or state.listeners:
+            tensors = [leaf if type(leaf) is Tensor else Tensor(np.asarray(leaf)) for leaf in leaves]
+            values = replay.run_as_ops(self.graph, tensors)
+            return nest.map_structure(lambda x: values[x.index] if type(x) is Slot else x, self.graph.outputs)
+        arrays = [leaf._value if type(leaf) is Tensor else np.asarray(leaf) for leaf in leaves]
+        return self.program.outputs(replay.run(self.program, arrays))
+
+    @property
+    def variables(self) -> list:
+        return self.graph.variables()
+
+    def pretty_printed_signature(self) -> str:
+        args, kwargs = self.structured_input_signature
+        lines = ["ConcreteFunction Input Parameters:"]
+        for name, value in [*zip(self._names(len(args)), args), *kwargs.items()]:
+            lines.append(f"  {name} (POSITIONAL_OR_KEYWORD): {value!r}")
+        lines += ["Output Type:", f"  {self.output_specs!r}", "Captures:"]
+        lines += [f"  {v.name}: {TensorSpec(v.shape, v.dtype)!r}" for v in self.variables] or ["  None"]
+        return "\n".join(lines)
+
+    def _names(self, count: int) -> list[str]:
+        return signature.parameter_names(self._python_function, count)
+
+    __str__ = pretty_printed_signature
+
+    def __repr__(self) -> str:
+        return f"<ConcreteFunction {self.name} at 0x{id(self):X}>"
+
+
+class Function:
+    """What `mt.function` returns: calling it traces the Python function once per signature, then replays."""
+
+    def __init__(
+        self,
+        func: Callable,
+        input_signature: Any = None,
+        autograph: bool = True,
+        jit_compile: Any = None,
+        reduce_retracing: bool = False,
+        experimental_implements: Any = None,
+        experimental_autograph_options: Any = None,
+        experimental_attributes: Any = None,
+        experimental_relax_shapes: Any = None,
+        experimental_compile: Any = None,
+        experimental_follow_type_hints: Any = None,
+        name: str | None = None,
+    ) -> None:
+        functools.update_wrapper(self, func)
+        self.python_function = func  # TensorFlow's name for the wrapped function
+        self.input_signature = None if input_signature is None else list(input_signature)
+        # jit_compile asks XLA to compile the graph; minitape replays it as numpy calls either way
+        self._options = {"autograph": autograph, "jit_compile": jit_compile, "reduce_retracing": reduce_retracing}
+        self._name = name or getattr(func, "__name__", "function")
+        self._cache: dict[Any, list[ConcreteFunction]] = {}
+        self._tracing_count = 0
+        self._bound: dict[int, tuple[Any, Function]] = {}
+        self._detector = _detector(func)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.input_signature is not None:
+            args, kwargs = signature.bind(self.input_signature, args, kwargs, self.python_function), {}
+        leaves: list = []
+        key = signature.cache_key((args, kwargs), leaves)
+        for concrete in self._cache.get(key, ()):
+            if state.tracers and concrete.program.guarded:
+                continue  # an outer trace would keep the ops of a run a guard gives up: trace this call in it
+            try:
+                result = concrete.call_flat(leaves)
+            except replay.GuardFailedError:
+                continue  # a branch goes another way for these values: the next graph, or a new trace
+            self._detector.called_without_tracing()
+            return result
+        return self._trace(key, args, kwargs)[0]
+
+    def _trace(self, key: Any, args: tuple, kwargs: dict) -> tuple[Any, ConcreteFunction]:
+        graph = Graph(self._name)
+        tracer = Tracer(graph, allow_variables=self._tracing_count == 0)
+        names = _input_names(self.python_function, args, kwargs)
+        flat = nest.flatten((args, kwargs))
+        placed = []
+        for leaf in flat:
+            if type(leaf) is Tensor or isinstance(leaf, np.ndarray):
+                # an input of its own (f(x, x) has two), made by an op: a tape around the call, or the graph
+                # of an outer function being traced, sees it come from the caller's tensor
+                placeholder = identity(leaf) if type(leaf) is Tensor else Tensor(np.asarray(leaf))
+                tracer.input(placeholder, names[len(graph.inputs)])
+                leaf = placeholder
+            placed.append(leaf)
+        call_args, call_kwargs = nest.pack_sequence_as((args, kwargs), placed)
+        state.tracers.append(tracer)
+        try:
+            result = nest.map_structure(_as_output, self.python_function(*call_args, **call_kwargs))
+            graph.outputs = nest.map_structure(lambda x: Slot(tracer.slot_of(x)) if type(x) is Tensor else x, result)
+        finally:
+            state.tracers.remove(tracer)
+        graph.prune()
+        specs = nest.map_structure(_spec_of, (args, kwargs))
+        concrete = ConcreteFunction(graph, specs, nest.map_structure(_spec_of, result), self.python_function)
+        self._cache.setdefault(key, []).append(concrete)
+        self._tracing_count += 1
+        self._detector.called_with_tracing(repr(getattr(self.python_function, "__func__", self.python_function)))
+        return result, concrete
+
+    def experimental_get_tracing_count(self) -> int:
+        """How many times the Python function was traced (run to record a graph)."""
+        return self._tracing_count
+
+    def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
+        """The graph for these arguments (tensors, or TensorSpecs of fully known shapes), traced if need be.
+
+        Tracing runs the Python function; for a TensorSpec it runs on zeros, and the variables the trace assigns
+        are put back afterwards, so asking for the graph changes no state that variables hold.
+        """
+        if not args and not kwargs and self.input_signature is not None:
+            args = tuple(self.input_signature)
+        args, kwargs = nest.map_structure(_example, (args, kwargs))
+        if self.input_signature is not None:
+            args, kwargs = signature.bind(self.input_signature, args, kwargs, self.python_function), {}
+        key = signature.cache_key((args, kwargs))
+        if self._cache.get(key):
+            return self._cache[key][0]
+        saved: dict[int, tuple[Variable, np.ndarray]] = {}
+        result, concrete = self._trace(key, args, kwargs)
+        for step in concrete.graph.steps:
+            if type(step) is AssignStep and id(step.variable) not in saved:
+                saved[id(step.variable)] = (step.variable, step.old_value)
+        for variable, value in saved.values():
+            variable._value = value
+        return concrete
+
+    def __get__(self, instance: Any, owner: Any = None) -> Any:
+        """A decorated method: one Function per instance, as in TensorFlow (each traces and creates its own).
+
+        It holds its instance weakly, so a model that goes away takes its graphs with it.
+        """
+        if instance is None:
+            return self
+        key = id(instance)
+        held = self._bound.get(key)
+        if held is None or held[0]() is not instance:
+            try:
+                ref = weakref.ref(instance, lambda _: self._bound.pop(key, None))
+            except TypeError:  # an object that takes no weak reference stays alive
+                ref = lambda: instance  # noqa: E731
+            bound = Function(_weak_method(self.python_function, ref), **self._options)
+            bound.input_signature = self.input_signature
+            held = self._bound[key] = (ref, bound)
+        return held[1]
+
+    def __repr__(self) -> str:
+        return f"<minitape.function.Function object at 0x{id(self):x}>"
+
+    def __getattr__(self, name: str) -> Any:  # called only for names the object lacks
+        if name in missing.FUNCTION:
+            missing.raise_missing("tf.function", name, missing.FUNCTION)
+        raise AttributeError(f"'Function' object has no attribute {name!r}")
+
+
+def function(func: Callable | None = None, **options: Any) -> Any:
+    """`tf.function`: trace `func` into a graph once per input signature, and replay the graph on later calls.
+
+    Python side effects (print, appending to a list) happen while tracing only; `mt.print` runs at every call.
+    `input_signature` fixes the accepted shapes and dtypes; `jit_compile` is accepted and changes nothing.
+    """
+    if func is None:
+        return lambda f: Function(f, **options)
+    return Function(func, **options)
+
+
+def _as_output(value: Any) -> Any:
+    """A traced function's output: numbers, numpy values and variables become tensors; the rest passes unchanged."""
+    if isinstance(value, (int, float, np.ndarray, np.generic)):  # bool is an int
+        return convert_to_tensor(value)
+    if isinstance(value, Variable):  # TensorFlow returns the value read at that moment, not the variable
+        return value.read_value()
+    return value
+
+
+def _weak_method(func: Callable, ref: Any) -> Callable:
+    """`func` bound to the instance `ref` refers to, without keeping it alive (its signature without `self`)."""
+
+    @functools.wraps(func)
+    def method(*args: Any, **kwargs: Any) -> Any:
+        return func(ref(), *args, **kwargs)
+
+    method.__signature__ = inspect.signature(types.MethodType(func, ref()))
+    method.__func__ = func  # the retracing warning names, and counts by, the function itself
+    return method
+
+
+def _tensor_leaves(structure: Any) -> list:
+    return [x for x in nest.flatten(structure) if type(x) is Tensor or isinstance(x, np.ndarray)]
+
+
+def _spec_of(leaf: Any) -> Any:
+    return TensorSpec(leaf.shape, leaf.dtype) if type(leaf) is Tensor or isinstance(leaf, np.ndarray) else leaf
+
+
+def _example(leaf: Any) -> Any:
+    """A TensorSpec as a tensor of zeros to trace with (its shape must be known)."""
+    if not isinstance(leaf, TensorSpec):
+        return leaf
+    if not leaf.shape.is_fully_defined():
+        raise ValueError(
+            f"get_concrete_function: minitape traces graphs for known shapes; give {leaf!r} every size, "
+            "or pass a tensor of the shape wanted"
+        )
+    return Tensor(np.zeros(tuple(leaf.shape), leaf.dtype.as_numpy_dtype))
+
+
+def _input_names(func: Callable, args: tuple, kwargs: dict) -> list[str]:
+    """Graph-mode names of the call's tensors: the parameter's name, numbered within a structure."""
+    params = signature.parameter_names(func, len(args))
+    names = []
+    for name, value in [*zip(params, args), *sorted(kwargs.items())]:
+        leaves = [x for x in nest.flatten(value) if type(x) is Tensor or isinstance(x, np.ndarray)]
+        names += (
+            [name] if len(leaves) == 1 and not nest.is_nested(value) else [f"{name}_{k}" for k in range(len(leaves))]
+        )
+    return names
+
+
+class _FrequentTracing:
+    """TensorFlow's detector: a warning (at most two per function) when 5 of the last 10 calls traced."""
+
+    def __init__(self) -> None:
+        self.calls_per_tracing: list[int] = []
+        self.call_count = 0
+        self.warnings = 0
+
+    def called_with_tracing(self, name: str) -> None:
+        self.call_count += 1
+        self.calls_per_tracing.append(1)
+        while self.calls_per_tracing and self.call_count - self.calls_per_tracing[0] > 10:
+            self.call_count -= self.calls_per_tracing.pop(0)
+        if self.warnings < 2 and len(self.calls_per_tracing) >= 5:
+            self.warnings += 1
+            warnings.warn(RETRACING_WARNING.format(len(self.calls_per_tracing), self.call_count, name), stacklevel=4)
+
+    def called_without_tracing(self) -> None:
+        if not self.calls_per_tracing:
+            self.calls_per_tracing = [0]
+        self.calls_per_tracing[-1] += 1
+        self.call_count += 1
+
+
+_DETECTORS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _detector(func: Callable) -> _FrequentTracing:
+    """One detector per Python function (a method's function), shared by every Function made from it."""
+    key = getattr(func, "__func__", func)
+    try:
+        return _DETECTORS.setdefault(key, _FrequentTracing())
+    except TypeError:  # a callable that takes no weak reference: its own detector each time
+        return _FrequentTracing()

@@ -1,0 +1,50 @@
+"""`mt.py_function` and `mt.init_scope`: TensorFlow's tools for leaving a graph, in minitape's terms.
+
+`py_function`'s Python code runs eagerly; inside `mt.function` its ops are traced like the rest of the function
+(TensorFlow would run it again at every call). `init_scope` pauses what records.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from minitape.engine import context
+from minitape.values.convert import convert_to_tensor
+from minitape.values.dtypes import as_dtype
+
+
+def py_function(func: Callable, inp: list | tuple, Tout: Any, name: str | None = None) -> Any:  # noqa: N803
+    """Call `func` on `inp` as tensors and return its results as tensors of the dtypes `Tout`.
+
+    Eager, as in TensorFlow's eager mode: the ops `func` runs are recorded, so tapes differentiate through it.
+    `Tout` is one dtype (one tensor comes back) or a list of dtypes (a list comes back).
+    """
+    if Tout is None:
+        raise TypeError("py_function needs Tout, the dtype of what func returns (e.g. mt.float32), or a list of them")
+    if not isinstance(inp, (list, tuple)):
+        raise TypeError(f"py_function takes its inputs as a list, e.g. mt.py_function(f, [x], mt.float32), not {inp!r}")
+    result = func(*[convert_to_tensor(x) for x in inp])
+    if not isinstance(Tout, (list, tuple)):
+        if isinstance(result, (list, tuple)):
+            raise ValueError(
+                f"py_function: func returned {len(result)} values but Tout names one dtype; pass a list of dtypes"
+            )
+        return convert_to_tensor(result, dtype=as_dtype(Tout))
+    results = [] if result is None and not Tout else list(result) if isinstance(result, (list, tuple)) else [result]
+    if len(results) != len(Tout):
+        raise ValueError(f"py_function: func returned {len(results)} value(s) for {len(Tout)} dtype(s) in Tout")
+    return [convert_to_tensor(r, dtype=as_dtype(d)) for r, d in zip(results, Tout)]
+
+
+@contextlib.contextmanager
+def init_scope() -> Iterator[None]:
+    """TensorFlow's scope for creating state: the tapes and accumulators pause, as TensorFlow's do, and inside a
+    `mt.function` being traced the code runs outside the graph (once, at tracing), as TensorFlow lifts it out."""
+    tracers, context.state.tracers = context.state.tracers, []
+    try:
+        with context.paused(keep_listeners=True):
+            yield
+    finally:
+        context.state.tracers = tracers
