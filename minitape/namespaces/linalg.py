@@ -12,15 +12,12 @@ import numpy as np
 
 from minitape.engine.tensor import Tensor, TensorLike
 from minitape.ops.api import (  # noqa: F401 - re-exported under tf.linalg's names
-    abs,
     einsum,
     expand_dims,
     eye,
     matmul,
     reduce_max,
     reduce_sum,
-    sqrt,
-    square,
     squeeze,
     tensordot,
     transpose_last,
@@ -37,8 +34,7 @@ from minitape.ops.linalg_ops import (
     solve_op,
     svd_op,
 )
-
-matrix_transpose = transpose_last
+from minitape.ops.public import abs, matrix_transpose, sqrt, square  # noqa: F401 - TensorFlow's parameters
 
 
 def adjoint(matrix: Any, name: str | None = None) -> Tensor:
@@ -105,9 +101,17 @@ def diag_part(input: Any, name: str | None = None, k: int = 0, padding_value: An
     return diag_part_op(input)
 
 
-def diag(diagonal: Any, name: str | None = None, k: int = 0, **kwargs: Any) -> Tensor:
-    """Square matrices with `diagonal` (..., n) on the diagonal and zeros elsewhere."""
-    if k != 0 or kwargs:
+def diag(
+    diagonal: Any,
+    name: str = "diag",
+    k: int = 0,
+    num_rows: int = -1,
+    num_cols: int = -1,
+    padding_value: Any = 0,
+    align: str = "RIGHT_LEFT",
+) -> Tensor:
+    """Square matrices with `diagonal` (..., n) on the diagonal and zeros elsewhere (the main diagonal only)."""
+    if k != 0 or num_rows != -1 or num_cols != -1 or padding_value != 0:
         raise NotImplementedError("diag with k != 0, num_rows, num_cols or padding is not supported by minitape")
     n = _shape(diagonal)[-1]
     return diag_embed_op(diagonal, shape=(*_shape(diagonal), n))
@@ -118,7 +122,15 @@ def trace(x: Any, name: str | None = None) -> Tensor:
     return reduce_sum(diag_part(x), axis=-1)
 
 
-def matvec(a: Any, b: Any, transpose_a: bool = False, adjoint_a: bool = False, name: str | None = None) -> Tensor:
+def matvec(
+    a: Any,
+    b: Any,
+    transpose_a: bool = False,
+    adjoint_a: bool = False,
+    a_is_sparse: bool = False,
+    b_is_sparse: bool = False,
+    name: str | None = None,
+) -> Tensor:
     """a @ b for a batch of matrices a (..., m, n) and vectors b (..., n): the result is (..., m)."""
     return squeeze(matmul(a, expand_dims(b, -1), transpose_a=transpose_a or adjoint_a), axis=-1)
 

@@ -235,17 +235,26 @@ def _stateless(seed: Any) -> np.random.Generator:
     return np.random.default_rng(words)
 
 
-def stateless_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = float32, name=None):
-    """Normal samples that depend only on `seed` (two integers): the same seed, the same numbers."""
+def stateless_normal(
+    shape: Any, seed: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = float32, name=None, alg="auto_select"
+):
+    """Normal samples that depend only on `seed` (two integers): the same seed, the same numbers.
+
+    `alg` is taken and ignored, as by `split` and `fold_in`: minitape has one generator, numpy's PCG64.
+    """
     return _normal(_stateless(seed), shape, mean, stddev, dtype)
 
 
-def stateless_uniform(shape: Any, seed: Any, minval: Any = 0, maxval: Any = None, dtype: Any = float32, name=None):
+def stateless_uniform(
+    shape: Any, seed: Any, minval: Any = 0, maxval: Any = None, dtype: Any = float32, name=None, alg="auto_select"
+):
     """Uniform samples that depend only on `seed` (two integers)."""
     return _uniform(_stateless(seed), shape, minval, maxval, dtype)
 
 
-def stateless_truncated_normal(shape: Any, seed: Any, mean=0.0, stddev=1.0, dtype: Any = float32, name=None):
+def stateless_truncated_normal(
+    shape: Any, seed: Any, mean=0.0, stddev=1.0, dtype: Any = float32, name=None, alg="auto_select"
+):
     """Truncated normal samples that depend only on `seed` (two integers)."""
     return _truncated_normal(_stateless(seed), shape, mean, stddev, dtype)
 

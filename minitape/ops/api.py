@@ -90,6 +90,7 @@ from minitape.ops.math_ops import (
 from minitape.ops.math_ops import (
     where as _where,
 )
+from minitape.ops.options import only_default
 from minitape.values.convert import convert_to_tensor
 from minitape.values.dtypes import as_dtype, int32, int64
 from minitape.values.errors import InvalidArgumentError
@@ -194,8 +195,26 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
     return t * clip_norm / maximum(length, clip_norm)
 
 
-def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, name=None):
-    """Matrix product over the last two axes (the leading axes broadcast as batch axes)."""
+def matmul(
+    a,
+    b,
+    transpose_a=False,
+    transpose_b=False,
+    adjoint_a=False,
+    adjoint_b=False,
+    a_is_sparse=False,
+    b_is_sparse=False,
+    output_type=None,
+    grad_a=False,
+    grad_b=False,
+    name=None,
+):
+    """Matrix product over the last two axes (the leading axes broadcast as batch axes).
+
+    The sparsity and grad_ hints change nothing here (they choose TensorFlow's kernel); `output_type` is
+    TensorFlow's for int8 inputs, which minitape does not compute, so only None is taken.
+    """
+    only_default("matmul", "output_type", output_type, (None,), "the product has the inputs' dtype")
     if transpose_a or adjoint_a:
         a = transpose_last(a)
     if transpose_b or adjoint_b:

@@ -45,8 +45,8 @@ def as_shape(shape):
     return tuple(int(n) for n in np.asarray(_plain(shape)).ravel())
 
 
-def transpose(a, perm=None, name=None):
-    """Permute the axes; by default reverse them."""
+def transpose(a, perm=None, conjugate=False, name="transpose"):
+    """Permute the axes; by default reverse them. Tensors are real here, so `conjugate` changes nothing."""
     rank = np.ndim(a._array()) if isinstance(a, TensorLike) else np.ndim(a)
     perm = tuple(reversed(range(rank))) if perm is None else tuple(int(p) for p in _plain(perm))
     if sorted(p % rank if rank else p for p in perm) != list(range(rank)):

@@ -145,8 +145,23 @@ def confusion_matrix(
     return Tensor(counts)
 
 
-def map_fn(fn: Callable, elems: Any, dtype: Any = None, fn_output_signature: Any = None, **kwargs: Any) -> Any:
-    """fn applied to each slice of `elems` along axis 0, the results stacked; differentiable (a Python loop)."""
+def map_fn(
+    fn: Callable,
+    elems: Any,
+    dtype: Any = None,
+    parallel_iterations: int | None = None,
+    back_prop: bool = True,
+    swap_memory: bool = False,
+    infer_shape: bool = True,
+    name: str | None = None,
+    fn_output_signature: Any = None,
+) -> Any:
+    """fn applied to each slice of `elems` along axis 0, the results stacked; differentiable (a Python loop).
+
+    The loop runs in Python, one slice at a time, so the while-loop settings (parallel_iterations, swap_memory,
+    infer_shape) change nothing, and so does back_prop=False, as in TensorFlow 2.21's eager map_fn (deprecated
+    there: wrap the result in mt.stop_gradient instead).
+    """
     flat = nest.flatten(elems)
     if not flat:
         raise ValueError("map_fn needs at least one tensor in elems")

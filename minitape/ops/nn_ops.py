@@ -285,7 +285,7 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     return where(positive, logits, 0) - logits * labels + log1p(exp(where(positive, -logits, logits)))
 
 
-def silu(features, beta=1.0, name=None):
+def silu(features, beta=1.0):  # no name: TensorFlow's silu has none
     """x * sigmoid(beta x), also called swish."""
     return features * sigmoid(features * beta)
 

@@ -10,6 +10,7 @@ import numpy as np
 from minitape.engine.tensor import Tensor, TensorLike
 from minitape.ops.api import broadcast_to, gather, reshape
 from minitape.ops.api import strided_slice as _index  # x[key]: the op both build on
+from minitape.ops.options import BAD_INDICES, only_default
 from minitape.values.errors import InvalidArgumentError
 
 
@@ -188,9 +189,12 @@ def ensure_shape(x: Any, shape: Any, name: str | None = None) -> Any:
     return x
 
 
-def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: str | None = None) -> Tensor:
+def gather_nd(
+    params: Any, indices: Any, batch_dims: int = 0, name: str | None = None, bad_indices_policy: str = ""
+) -> Tensor:
     """Pick entries or slices of `params` by index tuples: indices[..., :] is one (i, j, ...) position each;
     the result has shape indices.shape[:-1] + params.shape[indices.shape[-1]:]. Differentiable in params."""
+    only_default("gather_nd", "bad_indices_policy", bad_indices_policy, *BAD_INDICES)
     if batch_dims != 0:
         raise NotImplementedError("gather_nd with batch_dims != 0 is not supported by minitape")
     index = np.asarray(_plain(indices))
