@@ -50,6 +50,11 @@ def custom_gradient(f: Callable | None = None) -> Callable:
 
         def rule(op: Any, *upstream: Tensor) -> list:
             grads = grad_fn(*upstream, variables=variables) if variables else grad_fn(*upstream)
+            if variables and not (isinstance(grads, (list, tuple)) and len(grads) == 2):
+                raise TypeError(  # a lone tensor would be unpacked along its first axis
+                    f"the grad_fn of custom_gradient function {f.__name__} reads variables, so it must return a "
+                    f"pair (input_gradients, variable_gradients), not {type(grads).__name__}"
+                )
             input_grads, variable_grads = grads if variables else (grads, [])
             input_grads = list(input_grads) if isinstance(input_grads, (list, tuple)) else [input_grads]
             if len(input_grads) != len(tensors) or len(list(variable_grads)) != len(variables):
@@ -61,12 +66,11 @@ def custom_gradient(f: Callable | None = None) -> Callable:
                 )
             return input_grads + list(variable_grads)
 
-        accumulators, state.accumulators = state.accumulators, []  # tapes only: grad_fn is reverse mode's
-        try:
-            record(f.__name__, tensors + variables, outputs, {}, keep="nothing", grad_fn=rule)
-        finally:
-            state.accumulators = accumulators
-        for accumulator in accumulators:  # forward mode differentiates what f computed, as TensorFlow does
+        # tapes differentiate f through grad_fn; so do accumulators (forward.py derives the JVP from the rule), as
+        # TensorFlow's: f's forward pass may leave the library (numpy, say). An output that f's own ops already
+        # gave a tangent keeps that one, as in TensorFlow
+        record(f.__name__, tensors + variables, outputs, {}, keep="nothing", grad_fn=rule)
+        for accumulator in state.accumulators:
             accumulator.carry(flat, outputs)
         return nest.pack_sequence_as(result, outputs)
 

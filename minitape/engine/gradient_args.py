@@ -11,6 +11,7 @@ import numpy as np
 from minitape.engine.tensor import Tensor, TensorLike
 from minitape.values import nest
 from minitape.values.convert import convert_to_tensor
+from minitape.values.errors import InvalidArgumentError
 
 
 class UnconnectedGradients(enum.Enum):
@@ -69,7 +70,14 @@ def seeds_for(target: Any, output_gradients: Any) -> list[Tensor]:
         if g is None:
             seeds.append(_ones_like(t))
             continue
-        g = convert_to_tensor(g, dtype_hint=t.dtype)
+        # a numpy array keeps its dtype (TensorFlow converts output_gradients with no hint); a number takes t's
+        g = convert_to_tensor(g, dtype_hint=None if isinstance(g, (np.ndarray, np.generic)) else t.dtype)
+        if g._value.dtype != t._array().dtype:  # TensorFlow's first gradient op refuses the pair: no silent cast
+            raise InvalidArgumentError(
+                f"output_gradients: a gradient of dtype {g.dtype.name} was given for a target of dtype "
+                f"{t.dtype.name}; they must match (TensorFlow: 'cannot compute Mul as input #1(zero-based) was "
+                f"expected to be a {g.dtype.name} tensor'); cast it first, e.g. mt.cast(g, mt.{t.dtype.name})"
+            )
         if g._value.shape != t._array().shape:
             raise ValueError(
                 f"output_gradients: a gradient of shape {g._value.shape} was given for a target of shape "

@@ -145,7 +145,7 @@ def _shape(shape: Any) -> tuple[int, ...]:
         raise InvalidArgumentError(
             f"shape must be a vector of {{int32,int64}}, got shape {list(array.shape)}; write e.g. [{shape!r}]"
         )
-    if array.size and array.dtype.kind not in "iu":
+    if (array.size or hasattr(shape, "_value")) and array.dtype not in (np.int32, np.int64):  # TF's two index types
         raise InvalidArgumentError(f"shape must hold integers, not {array.dtype} ({shape!r}); write e.g. [2, 3]")
     if (array < 0).any():
         raise InvalidArgumentError(f"Dimension {int(array[array < 0][0])} must be >= 0 (shape {shape!r})")

@@ -164,13 +164,19 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
 
     The maximum is applied first, as in TensorFlow: with min > max, every value becomes the minimum.
     """
+    t = t if isinstance(t, TensorLike) else convert_to_tensor(t)  # first: Python bounds then take its dtype
     return maximum(minimum(t, clip_value_max), clip_value_min)
 
 
 def where(condition, x=None, y=None, name=None):
     """x where condition holds, else y (broadcasting); with neither, the indices where it holds, as TensorFlow."""
     if x is None and y is None:
-        mask = condition._array() if isinstance(condition, TensorLike) else np.asarray(condition)
+        mask = condition._array() if isinstance(condition, TensorLike) else convert_to_tensor(condition)._value
+        if mask.ndim == 0 or mask.dtype == np.float16:
+            raise InvalidArgumentError(  # as TensorFlow's Where: no scalar, no float16 kernel
+                f"where: the condition must have at least one axis and be bool or a number type other than "
+                f"float16, not a {mask.dtype.name} tensor of shape {list(mask.shape)}"
+            )
         return Tensor(np.argwhere(mask).astype(np.int64))
     if x is None or y is None:
         raise ValueError("where needs both x and y, or neither (to get the indices where condition holds)")
@@ -234,19 +240,23 @@ def shape(input, out_type=int32, name=None) -> Tensor:
         raise InvalidArgumentError(
             f"shape: out_type must be int32 or int64, not {dtype.name}; cast the result to get another dtype"
         )
-    value = input._array() if isinstance(input, TensorLike) else input  # the value's: a declared None is known here
+    value = input._array() if isinstance(input, TensorLike) else convert_to_tensor(input)._value  # known sizes
     return Tensor(np.asarray(np.shape(value), dtype.as_numpy_dtype))
 
 
 def size(input, out_type=int32, name=None) -> Tensor:
     """The number of entries of `input`, as a scalar of `out_type`."""
-    count = np.size(input._array() if isinstance(input, TensorLike) else input)
+    count = np.size(input._array() if isinstance(input, TensorLike) else convert_to_tensor(input)._value)
     return Tensor(np.asarray(count, as_dtype(out_type).as_numpy_dtype))
 
 
 def rank(input, name=None) -> Tensor:
     """The number of axes of `input`, as an int32 scalar (TensorFlow's rank has no out_type)."""
-    return Tensor(np.asarray(np.ndim(input._array() if isinstance(input, TensorLike) else input), np.int32))
+    return Tensor(
+        np.asarray(
+            np.ndim(input._array() if isinstance(input, TensorLike) else convert_to_tensor(input)._value), np.int32
+        )
+    )
 
 
 def add_n(inputs, name=None):

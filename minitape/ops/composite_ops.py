@@ -203,7 +203,7 @@ is_inf = defop("IsInf", np.isinf, None, dtype_from=None, floating=True)
 
 def ceil(x: Any, name: str | None = None) -> Tensor:
     """The smallest integer not below x (no gradient: a step function)."""
-    return -floor(-x)
+    return -floor(-convert_to_tensor(x))
 
 
 def divide_no_nan(x: Any, y: Any, name: str | None = None) -> Tensor:

@@ -276,9 +276,16 @@ def _window(value, n: int, name: str) -> tuple[int, ...]:
 
 
 def _padding(padding: str, what: str) -> str:
-    if not isinstance(padding, str) or padding.upper() not in ("SAME", "VALID"):
-        raise ValueError(f"{what}: padding must be 'SAME' or 'VALID' (any case), not {padding!r}")
-    return padding.upper()
+    """TensorFlow's tf.nn ops take "SAME" or "VALID" in capitals only (Keras layers take "same", "valid")."""
+    if padding not in ("SAME", "VALID"):
+        hint = (
+            f"; write {padding.upper()!r}" if isinstance(padding, str) and padding.upper() in ("SAME", "VALID") else ""
+        )
+        raise InvalidArgumentError(
+            f'{what}: padding must be "SAME" or "VALID" (in capitals, as TensorFlow\'s tf.nn ops take it), '
+            f"not {padding!r}{hint}"
+        )
+    return padding
 
 
 def conv2d(input, filters, strides=1, padding="VALID", data_format="NHWC", dilations=None, name=None):

@@ -20,7 +20,11 @@ def _shape(shape, op, error=TypeError):
         sizes = np.asarray(value)
     except ValueError:
         sizes = np.asarray(value, dtype=object)
-    if sizes.ndim > 1 or (sizes.size and sizes.dtype.kind not in "iu"):
+    if type(shape) is np.ndarray and sizes.dtype.kind == "f" and np.all(sizes == np.round(sizes)):
+        sizes = sizes.astype(np.int64)  # a numpy array of whole floats converts to int, as in TensorFlow
+    if isinstance(shape, TensorLike) and sizes.dtype not in (np.int32, np.int64):
+        sizes = sizes.astype(object)  # TensorFlow takes int32 and int64 shape tensors only (not uint8, not float)
+    if sizes.ndim > 1 or (sizes.dtype.kind not in "iu" and (sizes.size or sizes.dtype == object)):
         raise (InvalidArgumentError if isinstance(shape, TensorLike) else error)(
             f"{op}: a shape is a list of integer sizes, e.g. [2, 3], not {value!r}; "
             "a size computed as a float must be made an int first, e.g. int(n)"
@@ -101,6 +105,8 @@ def linspace(start, stop, num, name=None, axis=0) -> Tensor:
     As in TensorFlow, the dtype is start's if it is floating (a Python float's is float32), else float64.
     """
     first, last = convert_to_tensor(start), convert_to_tensor(stop)
+    if first.dtype.is_bool or last.dtype.is_bool:
+        raise InvalidArgumentError("linspace: start and stop must be numbers, not bools; cast them first")
     dtype = first.dtype if first.dtype.is_floating else float64
     ends = [np.asarray(t._array(), np.float64) for t in (first, last)]
     (num,) = _shape([num._array() if isinstance(num, TensorLike) else num], "linspace", InvalidArgumentError)

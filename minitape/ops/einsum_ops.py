@@ -38,6 +38,8 @@ def _parse(equation: str, n_operands: int) -> tuple[list[str], str]:
 
 
 def _forward(*operands, subscripts, output):
+    if any(a.dtype.kind == "b" for a in operands):  # TensorFlow has no bool Einsum kernel
+        raise TypeError("einsum needs numeric tensors, not bool: cast first, e.g. mt.cast(x, mt.float32)")
     return np.einsum(",".join(subscripts) + "->" + output, *operands)
 
 

@@ -37,8 +37,16 @@ def _log_softmax_rule(op, g):  # dx = dy - softmax(x) * sum(dy)
     return g - exp(z) * reduce_sum(g, axis=axis, keepdims=True)
 
 
+def _numeric(a, op):
+    """`a` itself, if it is a number tensor: TensorFlow has no bool kernel for `op` (numpy would compute one)."""
+    if a.dtype.kind == "b":
+        raise TypeError(f"{op} needs numeric tensors, not bool: cast first, e.g. mt.cast(x, mt.float32)")
+    return a
+
+
 # fmt: off
-relu        = defop("Relu",       lambda a: np.maximum(a, 0),   lambda op, g: relu_grad(g, op.z), keep="outputs")
+relu        = defop("Relu",       lambda a: np.maximum(_numeric(a, "relu"), 0), lambda op, g: relu_grad(g, op.z),
+                    keep="outputs")
 # dy * [z > 0] as one op (not Greater, Cast, Mul); its own derivative: the same mask for dy, 0 for z (a step)
 relu_grad   = defop("ReluGrad",   lambda g, z: g * (z > 0),
                     lambda op, dy: (relu_grad(dy, op.y) if op.needs[0] else None,
@@ -84,7 +92,7 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     """
     on, off, dtype = _one_hot_values(on_value, off_value, dtype)
     plain = _plain(indices)
-    if not isinstance(indices, TensorLike) and plain.dtype.kind == "f" and np.all(plain == np.round(plain)):
+    if isinstance(indices, np.ndarray) and plain.dtype.kind == "f" and np.all(plain == np.round(plain)):
         indices = plain.astype(np.int64)  # numpy floats holding whole numbers, as TensorFlow converts them
     elif plain.dtype.kind not in "iu":
         raise TypeError(f"one_hot: indices must be integers, not {plain.dtype}; cast them with mt.cast")

@@ -10,6 +10,7 @@ import numpy as np
 from minitape.engine.tensor import Tensor, TensorLike
 from minitape.ops.api import broadcast_to, gather, reshape
 from minitape.ops.api import strided_slice as _index  # x[key]: the op both build on
+from minitape.ops.array_ops import strided_slice_op
 from minitape.ops.options import BAD_INDICES, only_default
 from minitape.values.errors import InvalidArgumentError
 
@@ -212,7 +213,7 @@ def gather_nd(
         )
     if index.shape[-1] == 0:  # no coordinates: each index tuple picks the whole of params
         return broadcast_to(params, index.shape[:-1] + tuple(shape))
-    return _index(params, tuple(np.moveaxis(index, -1, 0)))
+    return strided_slice_op(params, key=tuple(np.moveaxis(index, -1, 0)))  # numpy's array indexing: x[key] refuses it
 
 
 def first_outside(index: np.ndarray, shape: tuple) -> list | None:

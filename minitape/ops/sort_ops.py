@@ -72,9 +72,16 @@ def argsort(values: Any, axis: int = -1, direction: str = "ASCENDING", stable: b
     return Tensor(_order(array, axis, _direction("argsort", direction)).astype(np.int32))
 
 
+def _numbers(array: np.ndarray, op: str) -> np.ndarray:
+    """TensorFlow sorts numbers only: a bool tensor is refused (numpy would order False before True)."""
+    if array.dtype.kind == "b":
+        raise InvalidArgumentError(f"{op}: a bool tensor has no order here; cast it first, e.g. mt.cast(x, mt.int32)")
+    return array
+
+
 def sort(values: Any, axis: int = -1, direction: str = "ASCENDING", name: Any = None) -> Tensor:
     """`values` sorted along `axis`; the gradient goes back to where each value came from."""
-    array = _plain(values)
+    array = _numbers(_plain(values), "sort")
     axis = _checked_axis("sort", int(axis), array.ndim)
     order = _order(array, axis, _direction("sort", direction)).astype(np.int64)
     return take_along_op(values, Tensor(order), axis=axis)
@@ -86,7 +93,7 @@ TopKV2 = namedtuple("TopKV2", ["values", "indices"])
 def top_k(input: Any, k: int = 1, sorted: bool = True, index_type: Any = None, name: Any = None) -> TopKV2:
     """The k largest entries of the last axis and their indices (int32); among equal values the lower index
     comes first. The values are differentiable."""
-    array = _plain(input)
+    array = _numbers(_plain(input), "top_k")
     k = int(k)
     if array.ndim == 0 or not 0 <= k <= array.shape[-1]:
         raise InvalidArgumentError(f"top_k: k={k} must be in [0, {array.shape[-1] if array.ndim else 0}]")

@@ -70,9 +70,10 @@ def _one_dtype(tensors: list) -> DType:
 
 
 def _rectangular(value: Any) -> np.ndarray:
-    """`value` as a numpy array; a nested list whose rows differ in length is refused as TensorFlow refuses it."""
+    """`value` as a numpy array; a nested list whose rows differ in length is refused as TensorFlow refuses it,
+    and so are values that are not numbers (None, dicts, sets, generators) and lists mixing bools with numbers."""
     try:
-        return np.asarray(value)
+        array = np.asarray(value)
     except ValueError as err:
         if "inhomogeneous" not in str(err):
             raise
@@ -80,6 +81,48 @@ def _rectangular(value: Any) -> np.ndarray:
             f"can't convert a non-rectangular Python sequence to a tensor: {value!r} has rows of different "
             "lengths. Pad the rows to one length (or use one tensor per row)"
         ) from None
+    if array.dtype.kind == "O":
+        _refuse_objects(value)
+    if array.dtype.kind in "iuf" and isinstance(value, (list, tuple)) and _holds_bool(value):
+        raise ValueError(  # numpy would read True as 1
+            f"Can't convert Python sequence with mixed types to Tensor: {value!r} mixes bools with numbers; "
+            "write the numbers (1 and 0), or compare to get bools"
+        )
+    return array
+
+
+_OBJECT_HINTS = {
+    type(None): "a None often means a function returned nothing, or an optional value was left out",
+    dict: "a dict has no order as a tensor: pass its values, e.g. list(d.values())",
+    set: "a set has no order: make it a list first, e.g. sorted(s)",
+}
+
+
+def _refuse_objects(value: Any) -> None:
+    """Name the first element that is not a number (TensorFlow's words first) and say what to do instead."""
+    bad = _first_non_number(value) if isinstance(value, (list, tuple)) else value
+    hint = _OBJECT_HINTS.get(type(bad), "tensors hold numbers and bools; convert it to numbers first")
+    if hasattr(bad, "__next__"):
+        hint = "a generator or iterator is read once, lazily: make it a list first, e.g. list(gen)"
+    raise ValueError(f"Attempt to convert a value ({bad!r}) with an unsupported type ({type(bad)}) to a Tensor: {hint}")
+
+
+def _first_non_number(value: Any) -> Any:
+    """The first leaf of a nested list that is not a number (the value itself if it is no list; None if none)."""
+    if not isinstance(value, (list, tuple)):
+        return None if isinstance(value, (int, float, np.generic, np.ndarray)) else value
+    for item in value:
+        found = _first_non_number(item)
+        if found is not None:
+            return found
+    return None
+
+
+def _holds_bool(value: list | tuple) -> bool:
+    """Is there a Python bool anywhere in this nested list (of numbers, else numpy would have said bool)?"""
+    return any(
+        isinstance(item, (bool, np.bool_)) or (isinstance(item, (list, tuple)) and _holds_bool(item)) for item in value
+    )
 
 
 def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None = None) -> Tensor:
