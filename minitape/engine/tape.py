@@ -34,6 +34,8 @@ class GradientTape(TapeAPI):
         self._variables: dict[int, Any] = {}
         self._escapes: list = []  # (tensor id, (file, line), id counter) of values converted to numpy
         self._timeline: list = []  # (event, id counter): when recording started, paused, resumed, ended
+        self._stack: list = []  # the open tapes of the thread that entered this one (context.py's state.tapes)
+        self._entered = 0  # the id counter when the block was last entered
 
     def __enter__(self) -> GradientTape:
         if self._recording:
@@ -49,19 +51,30 @@ class GradientTape(TapeAPI):
             self._stop("exit")
 
     def _start(self, event: str) -> None:
-        state.tapes.append(self)
+        if event == "enter":  # the entering thread's stack; a resume (stop_recording) returns to the same one
+            self._stack = state.tapes  # the tape records the ops of the thread that entered it, only
+            self._entered = _next_id()  # nesting with accumulators is the order of entering (forward.py)
+        self._stack.append(self)
         state.bare = False  # a rule that opens a tape gets tensors it can watch
         self._recording = True
         self._timeline.append((event, _next_id()))
 
     def _stop(self, event: str) -> None:
-        state.tapes.remove(self)
+        # from the opening thread's stack, whichever thread stops it: the opening thread stops recording
+        self._stack.remove(self)
         self._recording = False
         self._timeline.append((event, _next_id()))
 
     def watch(self, tensor: Any) -> None:
-        """Make the tape record ops on `tensor` (a tensor, variable, or nested structure of them)."""
-        for t in watchable(nest.flatten(tensor)):
+        """Make the tape record ops on `tensor` (a tensor, variable, or nested structure of them).
+
+        As in TensorFlow, a thread where no tape or accumulator is recording has nothing to watch with: there
+        (in another thread than the one that opened the tape, say) the call changes nothing.
+        """
+        flat = watchable(nest.flatten(tensor))  # checked everywhere: a wrong argument is refused
+        if not state.tapes and not state.accumulators:
+            return
+        for t in flat:
             if isinstance(t, Tensor):
                 self._watched.add(t._id)
                 self._alive[t._id] = weakref.ref(t)
