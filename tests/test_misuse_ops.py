@@ -48,6 +48,14 @@ def test_a_list_mixing_bools_and_numbers_is_refused():
             mt.constant(value)
     assert mt.constant([True, False]).dtype == mt.bool
     assert mt.constant([1, 2.5]).dtype == mt.float32  # ints and floats mix, as in TensorFlow
+    # next to a float32 tensor the list takes its dtype, as in TensorFlow 2.21: tf.add(x, [True, 2]) -> [2. 4.]
+    np.testing.assert_array_equal(mt.add(mt.constant([1.0, 2.0]), [True, 2]).numpy(), [2.0, 4.0])
+
+
+def test_softmax_of_an_empty_tensor_is_empty():
+    # TensorFlow 2.21: tf.nn.softmax(tf.zeros([0])) -> an empty float32 tensor (numpy's max would fail)
+    result = mt.nn.softmax(mt.zeros([0]))
+    assert result.shape == (0,) and result.dtype == mt.float32
 
 
 def test_ragged_lists_are_refused_in_our_words_by_shape_functions():

@@ -17,6 +17,8 @@ from minitape.values.errors import InvalidArgumentError
 def _softmax(a, axis):
     if a.dtype.kind != "f":
         raise TypeError(NOT_FLOATING.format(a.dtype.name))
+    if not a.size:  # an empty tensor: an empty softmax, as in TensorFlow (numpy's max has nothing to start from)
+        return a.copy()
     e = np.exp(a - np.max(a, axis=axis, keepdims=True))
     return e / np.sum(e, axis=axis, keepdims=True)
 

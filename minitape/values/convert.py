@@ -11,7 +11,7 @@ from minitape.values.dtypes import DType, as_dtype
 from minitape.values.errors import InvalidArgumentError
 
 
-def _default_dtype(value: Any) -> DType:
+def _default_dtype(value: Any, hinted: bool = False) -> DType:
     """TensorFlow's defaults: numpy keeps its dtype; Python floats become float32, ints int32 (int64 if too big).
 
     In a list, as in TensorFlow, a tensor's dtype wins, and otherwise the first number decides whether a float
@@ -24,6 +24,11 @@ def _default_dtype(value: Any) -> DType:
         return _one_dtype(tensors)
     array = _rectangular(value)
     kind = array.dtype.kind
+    if kind in "iuf" and not hinted and isinstance(value, (list, tuple)) and _holds_bool(value):
+        raise ValueError(  # numpy would read True as 1; given a dtype hint, TensorFlow converts it, as here
+            f"Can't convert Python sequence with mixed types to Tensor: {value!r} mixes bools with numbers; "
+            "write the numbers (1 and 0), or compare to get bools"
+        )
     if kind == "f":
         first = _first_number(value)  # a numpy float: its dtype; a Python float or any int: float32
         numpy_float = isinstance(first, (np.ndarray, np.generic)) and first.dtype.kind == "f"
@@ -71,7 +76,7 @@ def _one_dtype(tensors: list) -> DType:
 
 def _rectangular(value: Any) -> np.ndarray:
     """`value` as a numpy array; a nested list whose rows differ in length is refused as TensorFlow refuses it,
-    and so are values that are not numbers (None, dicts, sets, generators) and lists mixing bools with numbers."""
+    and so are values that are not numbers (None, dicts, sets, generators)."""
     try:
         array = np.asarray(value)
     except ValueError as err:
@@ -83,11 +88,6 @@ def _rectangular(value: Any) -> np.ndarray:
         ) from None
     if array.dtype.kind == "O":
         _refuse_objects(value)
-    if array.dtype.kind in "iuf" and isinstance(value, (list, tuple)) and _holds_bool(value):
-        raise ValueError(  # numpy would read True as 1
-            f"Can't convert Python sequence with mixed types to Tensor: {value!r} mixes bools with numbers; "
-            "write the numbers (1 and 0), or compare to get bools"
-        )
     return array
 
 
@@ -171,7 +171,7 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
         packed = _pack(value, _one_dtype(tensors))
         return packed if dtype is None else convert_to_tensor(packed, dtype=dtype)
     if dtype is None and dtype_hint is not None:
-        natural = _default_dtype(value)
+        natural = _default_dtype(value, hinted=True)
         hint = as_dtype(dtype_hint)
         if natural.is_floating and not hint.is_floating:
             raise TypeError(f"cannot convert {value!r} to a tensor of dtype {hint.name}")
