@@ -244,3 +244,35 @@ def test_output_gradients_of_the_targets_dtype_and_python_numbers_work():
             tape.watch(x)
             y = x * 2.0
         np.testing.assert_array_equal(tape.gradient(y, x, output_gradients=seed).numpy(), [2.0, 4.0])
+
+
+# ---- integer parameters given as floats ---------------------------------------------------------------------
+M = mt.ones([2, 2])
+FLOAT_INTEGERS = {  # TensorFlow 2.21: TypeError "Cannot convert 1.0 to EagerTensor of dtype int32" (or, for
+    # perm, paddings and multiples, InvalidArgumentError "Value for attr 'Tperm' of float is not in the list")
+    "expand_dims": lambda: mt.expand_dims(M, 1.0),
+    "concat": lambda: mt.concat([M, M], 0.0),
+    "transpose": lambda: mt.transpose(M, [1.0, 0.0]),
+    "gather": lambda: mt.gather(M, [0], axis=1.0),
+    "one_hot": lambda: mt.one_hot([0, 1], 2.5),
+    "top_k": lambda: mt.math.top_k(mt.ones([3]), 1.0),
+    "cumsum": lambda: mt.math.cumsum(M, 0.0),
+    "softmax": lambda: mt.nn.softmax(M, 0.0),
+    "split": lambda: mt.split(M, 2.0),
+    "pad": lambda: mt.pad(M, [[1.0, 1.0], [0, 0]]),
+    "tile": lambda: mt.tile(M, [2.0, 1.0]),
+    "broadcast_to": lambda: mt.broadcast_to(mt.ones([2]), [2.0, 2.0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FLOAT_INTEGERS))
+def test_a_float_where_an_integer_belongs_is_refused_not_truncated(name):
+    with pytest.raises((TypeError, ValueError), match=f"{name}: .*(must be an integer|integer sizes)"):
+        FLOAT_INTEGERS[name]()
+
+
+def test_integer_parameters_take_numpy_ints_and_int_tensors():
+    assert mt.expand_dims(M, np.int64(1)).shape == (2, 1, 2)
+    assert mt.concat([M, M], mt.constant(1)).shape == (2, 4)
+    assert mt.math.top_k(mt.constant([3.0, 1.0, 2.0]), np.int32(2)).values.numpy().tolist() == [3.0, 2.0]
+    assert mt.stack([M, M], 1.0).shape == (2, 2, 2)  # TensorFlow 2.21 takes a float axis for stack: (2, 2, 2)

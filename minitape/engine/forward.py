@@ -18,8 +18,8 @@ from minitape.engine import registry
 from minitape.engine.context import state
 from minitape.engine.gradient_args import UnconnectedGradients, as_unconnected, checked
 from minitape.engine.operation import Operation
-from minitape.engine.tape import GradientTape
-from minitape.engine.tensor import Tensor, TensorLike, _next_id
+from minitape.engine.tape import ENTERING, GradientTape
+from minitape.engine.tensor import Tensor, TensorLike
 from minitape.ops.api import add_n, reduce_sum
 from minitape.values import nest
 from minitape.values.convert import convert_to_tensor
@@ -58,7 +58,7 @@ class ForwardAccumulator:
             self._tangents[p._id] = t
         self._observer = observer
         self._stack: list = []  # the open accumulators of the thread that entered this one (context.py's state)
-        self._entered = 0  # the id counter when the block was entered (tapes have one too)
+        self._entered = 0  # when the block was entered, counted by tape.py's ENTERING (as tapes are)
         self._records: list = []
         self._alive: dict = {}  # tensor id -> weak reference: the values its records read and made, while alive
 
@@ -67,7 +67,7 @@ class ForwardAccumulator:
             raise ValueError("this ForwardAccumulator is already recording: it cannot be entered again inside itself")
         self._stack = state.accumulators  # this thread's: it follows the ops of the thread that entered it
         self._stack.append(self)
-        self._entered = _next_id()  # when: nesting (outer or inner) is the order of entering, as in TensorFlow
+        self._entered = next(ENTERING)  # nesting (outer or inner) is the order of entering, as in TensorFlow
         state.bare = False  # a rule that opens an accumulator gets tensors it can follow
         return self
 

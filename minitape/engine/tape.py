@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import weakref
 from typing import Any
 
@@ -13,6 +14,8 @@ from minitape.engine.gradient_args import UnconnectedGradients, as_unconnected, 
 from minitape.engine.tape_api import TapeAPI
 from minitape.engine.tensor import Tensor, _next_id
 from minitape.values import nest
+
+ENTERING = itertools.count(1)  # the order in which tapes and accumulators enter their blocks: their nesting
 
 
 class GradientTape(TapeAPI):
@@ -35,7 +38,7 @@ class GradientTape(TapeAPI):
         self._escapes: list = []  # (tensor id, (file, line), id counter) of values converted to numpy
         self._timeline: list = []  # (event, id counter): when recording started, paused, resumed, ended
         self._stack: list = []  # the open tapes of the thread that entered this one (context.py's state.tapes)
-        self._entered = 0  # the id counter when the block was last entered
+        self._entered = 0  # when the block was last entered, counted by ENTERING
 
     def __enter__(self) -> GradientTape:
         if self._recording:
@@ -53,7 +56,7 @@ class GradientTape(TapeAPI):
     def _start(self, event: str) -> None:
         if event == "enter":  # the entering thread's stack; a resume (stop_recording) returns to the same one
             self._stack = state.tapes  # the tape records the ops of the thread that entered it, only
-            self._entered = _next_id()  # nesting with accumulators is the order of entering (forward.py)
+            self._entered = next(ENTERING)  # nesting with accumulators is the order of entering (forward.py)
         self._stack.append(self)
         state.bare = False  # a rule that opens a tape gets tensors it can watch
         self._recording = True

@@ -230,7 +230,7 @@ def matmul(
 
 def broadcast_to(input, shape, name=None):
     """Repeat `input` along new or size-1 axes to `shape`; the gradient sums the copies back."""
-    return _broadcast_to(input, shape=_as_shape(shape))
+    return _broadcast_to(input, shape=_as_shape(shape, "broadcast_to"))
 
 
 def shape(input, out_type=int32, name=None) -> Tensor:

@@ -12,6 +12,7 @@ import numpy as np
 
 from minitape.engine.opdef import defop
 from minitape.engine.tensor import TensorLike
+from minitape.ops.options import integer
 from minitape.values.errors import InvalidArgumentError
 
 
@@ -73,7 +74,9 @@ def as_shape(shape, op="shape"):
 def transpose(a, perm=None, conjugate=False, name="transpose"):
     """Permute the axes; by default reverse them. Tensors are real here, so `conjugate` changes nothing."""
     rank = np.ndim(_plain_data(a))
-    perm = tuple(reversed(range(rank))) if perm is None else tuple(int(p) for p in _plain(perm))
+    perm = (
+        tuple(reversed(range(rank))) if perm is None else tuple(integer(p, "transpose", "perm") for p in _plain(perm))
+    )
     if sorted(p % rank if rank else p for p in perm) != list(range(rank)):
         raise ValueError(
             f"transpose: perm {list(perm)} is not a permutation of the {rank} axes of a tensor of shape "
@@ -252,14 +255,14 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     slice `params[k]` with its own `indices[k]`.
     """
     p_shape, i_shape = np.shape(_plain(params)), np.shape(_plain(indices))
-    rank, b = len(p_shape), int(_plain(batch_dims))
+    rank, b = len(p_shape), integer(batch_dims, "gather", "batch_dims")
     if not -len(i_shape) <= b <= len(i_shape):
         raise InvalidArgumentError(
             f"gather: batch_dims {b} is out of range for indices of rank {len(i_shape)}; "
             f"use a value in [{-len(i_shape)}, {len(i_shape)}]"
         )
     b += len(i_shape) if b < 0 else 0
-    axis = b if axis is None else int(_plain(axis))
+    axis = b if axis is None else integer(axis, "gather", "axis")
     _check_axis("gather", axis, rank, f"params of shape {list(p_shape)}")
     axis %= rank
     if b == 0:
@@ -319,7 +322,7 @@ def concat(values, axis, name=None):
     if not values:
         raise ValueError("concat needs at least one tensor")
     rank = np.ndim(_plain_data(values[0]))
-    axis = int(_plain(axis))
+    axis = integer(axis, "concat", "axis")
     if not -rank <= axis < rank:
         raise ValueError(f"concat: axis {axis} is out of range for tensors of rank {rank}")
     return concat_op(*values, axis=axis % rank)
@@ -330,7 +333,7 @@ def stack(values, axis=0, name=None):
     if not values:
         raise ValueError("stack needs at least one tensor")
     rank = np.ndim(_plain_data(values[0])) + 1
-    axis = int(_plain(axis))
+    axis = int(_plain(axis))  # TensorFlow takes a float axis here (1.0), as it does nowhere else
     if not -rank <= axis < rank:
         raise ValueError(f"stack: axis {axis} is out of range for a result of rank {rank}")
     shapes = [tuple(np.shape(_plain_data(v))) for v in values]
@@ -345,7 +348,7 @@ def stack(values, axis=0, name=None):
 def unstack(value, num=None, axis=0, name=None):
     """Split a tensor into a list along `axis`, removing that axis."""
     shape = np.shape(_plain(value))
-    axis = int(_plain(axis))
+    axis = integer(axis, "unstack", "axis")
     _check_axis("unstack", axis, len(shape), f"a tensor of shape {list(shape)}")
     axis = axis % len(shape)
     if num is not None and num != shape[axis]:
@@ -356,7 +359,7 @@ def unstack(value, num=None, axis=0, name=None):
 def expand_dims(input, axis, name=None):
     """Insert an axis of size 1 at `axis`, which may be -rank-1 .. rank (as in TensorFlow)."""
     shape = list(np.shape(_plain_data(input)))
-    axis = int(_plain(axis))
+    axis = integer(axis, "expand_dims", "axis")
     if not -len(shape) - 1 <= axis <= len(shape):
         raise InvalidArgumentError(
             f"expand_dims: axis {axis} is out of range for a tensor of shape {shape} (rank {len(shape)}); "
@@ -401,7 +404,10 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     mode = mode.upper() if isinstance(mode, str) else mode
     if mode not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
         raise ValueError(f"pad: mode must be 'CONSTANT', 'REFLECT' or 'SYMMETRIC' (any case), not {mode!r}")
-    paddings = tuple((int(lo), int(hi)) for lo, hi in np.asarray(_plain(paddings)).reshape(-1, 2))
+    paddings = tuple(
+        (integer(lo, "pad", "paddings"), integer(hi, "pad", "paddings"))
+        for lo, hi in np.asarray(_plain(paddings)).reshape(-1, 2)
+    )
     shape = np.shape(_plain(tensor))
     if len(paddings) != len(shape) or any(lo < 0 or hi < 0 for lo, hi in paddings):
         raise InvalidArgumentError(  # numpy would reuse one (before, after) pair for every axis
@@ -444,7 +450,7 @@ tile_op = defop("Tile", lambda a, multiples: np.tile(a, multiples), _tile_rule, 
 
 def tile(input, multiples, name=None):
     """Repeat the whole tensor `multiples[i]` times along axis i."""
-    multiples = as_shape(multiples)
+    multiples = as_shape(multiples, "tile")
     shape = np.shape(_plain_data(input))
     if len(multiples) != len(shape):
         raise ValueError(

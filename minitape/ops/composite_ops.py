@@ -36,6 +36,7 @@ from minitape.ops.api import (
     zeros_like,
 )
 from minitape.ops.nn_ops import check_same_shape, elu, relu, softplus
+from minitape.ops.options import integer
 from minitape.values import nest
 from minitape.values.convert import convert_to_tensor
 from minitape.values.dtypes import as_dtype, int32, int64
@@ -68,7 +69,7 @@ cumsum_op = defop(
 
 def cumsum(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False, name: str | None = None) -> Tensor:
     """Running sums along `axis`: [a, a + b, a + b + c]; exclusive starts at 0, reverse runs from the end."""
-    return cumsum_op(x, axis=int(_plain(axis)), exclusive=bool(exclusive), reverse=bool(reverse))
+    return cumsum_op(x, axis=integer(axis, "cumsum", "axis"), exclusive=bool(exclusive), reverse=bool(reverse))
 
 
 def cumprod(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False, name: str | None = None) -> Tensor:
@@ -78,7 +79,7 @@ def cumprod(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = Fals
     input there and gives 0 for [2, 0, 3]'s middle entry, where the derivative of the sum is 8).
     """
     x = convert_to_tensor(x)
-    axis = int(_plain(axis))
+    axis = integer(axis, "cumprod", "axis")
     if not -x.ndim <= axis < x.ndim:
         raise InvalidArgumentError(f"cumprod: axis {axis} is out of range for a tensor of rank {x.ndim}")
     if x.shape[axis] == 0:

@@ -20,6 +20,7 @@ import numpy as np
 from minitape.engine.opdef import defop
 from minitape.engine.tensor import Tensor, TensorLike
 from minitape.ops.array_ops import expand_dims, reshape, slice_grad, squeeze, transpose
+from minitape.ops.options import integer
 from minitape.values.errors import InvalidArgumentError
 
 
@@ -263,7 +264,7 @@ def _window(value, n: int, name: str) -> tuple[int, ...]:
         value = value._array().tolist()
     if isinstance(value, (int, np.integer)):
         return (int(value),) * n
-    value = [int(v) for v in value]
+    value = [integer(v, name, "each entry") for v in (value if isinstance(value, (list, tuple)) else [value])]
     if len(value) == n + 2:
         if value[0] != 1 or value[-1] != 1:
             raise ValueError(f"{name}: with {n + 2} entries the batch and channel entries must be 1, got {value}")

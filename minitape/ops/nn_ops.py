@@ -9,6 +9,7 @@ from minitape.engine.opdef import defop
 from minitape.engine.tensor import Tensor, TensorLike
 from minitape.ops.array_ops import reshape
 from minitape.ops.math_ops import cast, exp, log1p, sigmoid, where, zeros_like
+from minitape.ops.options import integer
 from minitape.ops.reduce_ops import _logsumexp, reduce_sum
 from minitape.values.convert import convert_to_tensor
 from minitape.values.errors import InvalidArgumentError
@@ -66,7 +67,7 @@ one_hot_op  = defop("OneHot", lambda i, depth, on, off, dtype: np.where(np.arang
 
 
 def _softmax_axis(op_name, logits, axis):
-    axis = -1 if axis is None else int(_plain(axis))
+    axis = -1 if axis is None else integer(axis, op_name, "axis")
     shape = np.shape(_plain(logits))
     if not -len(shape) <= axis < len(shape):
         raise InvalidArgumentError(
@@ -103,9 +104,10 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
         raise InvalidArgumentError(
             f"one_hot: axis {axis} is out of range for a result of rank {rank}; use -1..{rank - 1}"
         )
-    if int(depth) < 0:
+    depth = integer(depth, "one_hot", "depth")
+    if depth < 0:
         raise InvalidArgumentError(f"one_hot: depth must be non-negative, got {depth}")
-    result = one_hot_op(indices, depth=int(depth), on=on, off=off, dtype=dtype)
+    result = one_hot_op(indices, depth=depth, on=on, off=off, dtype=dtype)
     if axis is None or axis == -1:
         return result
     from minitape.ops.array_ops import transpose

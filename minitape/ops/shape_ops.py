@@ -11,7 +11,7 @@ from minitape.engine.tensor import Tensor, TensorLike
 from minitape.ops.api import broadcast_to, gather, reshape
 from minitape.ops.api import strided_slice as _index  # x[key]: the op both build on
 from minitape.ops.array_ops import strided_slice_op
-from minitape.ops.options import BAD_INDICES, only_default
+from minitape.ops.options import BAD_INDICES, integer, only_default
 from minitape.values.errors import InvalidArgumentError
 
 
@@ -20,7 +20,7 @@ def _plain(value: Any) -> np.ndarray:
 
 
 def _axis(op_name: str, axis: Any, rank: int) -> int:
-    axis = int(_plain(axis))
+    axis = integer(axis, op_name, "axis")
     if not -rank <= axis < rank:
         raise InvalidArgumentError(f"{op_name}: axis {axis} is out of range for a tensor of rank {rank}")
     return axis % rank
@@ -119,7 +119,7 @@ def split(value: Any, num_or_size_splits: Any, axis: Any = 0, num: Any = None, n
     n = shape[axis]
     sizes = np.asarray(_plain(num_or_size_splits)).ravel().tolist()
     if np.ndim(_plain(num_or_size_splits)) == 0:
-        parts = int(sizes[0])
+        parts = integer(sizes[0], "split", "num_or_size_splits")
         if parts <= 0 or n % parts:
             raise InvalidArgumentError(
                 f"split: {parts} equal parts do not divide axis {axis} of size {n} (shape {list(shape)}); "

@@ -10,6 +10,7 @@ import numpy as np
 
 from minitape.engine.opdef import defop
 from minitape.engine.tensor import Tensor, TensorLike
+from minitape.ops.options import integer
 from minitape.values.errors import InvalidArgumentError
 
 
@@ -68,7 +69,7 @@ def _direction(name: str, direction: str) -> bool:
 def argsort(values: Any, axis: int = -1, direction: str = "ASCENDING", stable: bool = False, name: Any = None):
     """The indices that sort `values` along `axis` (int32, as TensorFlow); equal values keep their order."""
     array = _plain(values)
-    axis = _checked_axis("argsort", int(axis), array.ndim)
+    axis = _checked_axis("argsort", integer(axis, "argsort", "axis"), array.ndim)
     return Tensor(_order(array, axis, _direction("argsort", direction)).astype(np.int32))
 
 
@@ -82,7 +83,7 @@ def _numbers(array: np.ndarray, op: str) -> np.ndarray:
 def sort(values: Any, axis: int = -1, direction: str = "ASCENDING", name: Any = None) -> Tensor:
     """`values` sorted along `axis`; the gradient goes back to where each value came from."""
     array = _numbers(_plain(values), "sort")
-    axis = _checked_axis("sort", int(axis), array.ndim)
+    axis = _checked_axis("sort", integer(axis, "sort", "axis"), array.ndim)
     order = _order(array, axis, _direction("sort", direction)).astype(np.int64)
     return take_along_op(values, Tensor(order), axis=axis)
 
@@ -94,7 +95,7 @@ def top_k(input: Any, k: int = 1, sorted: bool = True, index_type: Any = None, n
     """The k largest entries of the last axis and their indices (int32); among equal values the lower index
     comes first. The values are differentiable."""
     array = _numbers(_plain(input), "top_k")
-    k = int(k)
+    k = integer(k, "top_k", "k")
     if array.ndim == 0 or not 0 <= k <= array.shape[-1]:
         raise InvalidArgumentError(f"top_k: k={k} must be in [0, {array.shape[-1] if array.ndim else 0}]")
     order = _order(array, -1, descending=True)[..., :k].astype(np.int64)
