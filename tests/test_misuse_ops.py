@@ -58,11 +58,41 @@ def test_softmax_of_an_empty_tensor_is_empty():
     assert result.shape == (0,) and result.dtype == mt.float32
 
 
-def test_ragged_lists_are_refused_in_our_words_by_shape_functions():
-    ragged = [[1.0, 2.0], [3.0]]
-    for call in (mt.transpose, mt.shape, mt.size, lambda v: mt.expand_dims(v, 0), lambda v: mt.stack([v, v])):
-        with pytest.raises(ValueError, match="non-rectangular"):
-            call(ragged)
+RAGGED = [[1.0, 2.0], [3.0]]
+RAGGED_CASES = {  # TensorFlow 2.21: ValueError "Can't convert non-rectangular Python sequence to Tensor."
+    "transpose": lambda v: mt.transpose(v),
+    "shape": lambda v: mt.shape(v),
+    "size": lambda v: mt.size(v),
+    "expand_dims": lambda v: mt.expand_dims(v, 0),
+    "stack": lambda v: mt.stack([v, v]),
+    "divide": lambda v: mt.divide(v, v),
+    "gather": lambda v: mt.gather(v, [0]),
+    "where": lambda v: mt.where(v, v, v),
+    "sort": lambda v: mt.sort(v),
+    "top_k": lambda v: mt.math.top_k(v, 1),
+    "softmax": lambda v: mt.nn.softmax(v),
+    "one_hot": lambda v: mt.one_hot(v, 3),
+    "boolean_mask": lambda v: mt.boolean_mask(v, [True, False]),
+    "pad": lambda v: mt.pad(v, [[1, 1], [0, 0]]),
+    "einsum": lambda v: mt.einsum("ij->", v),
+    "tensordot": lambda v: mt.tensordot(v, v, 1),
+    "norm": lambda v: mt.norm(v),
+    "split": lambda v: mt.split(v, 2),
+    "random.normal": lambda v: mt.random.normal(v),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RAGGED_CASES))
+def test_a_ragged_list_is_refused_in_our_words_not_numpys(name):
+    with pytest.raises(ValueError, match="non-rectangular"):
+        RAGGED_CASES[name](RAGGED)
+
+
+def test_argmax_of_an_empty_axis_is_refused_in_tensorflows_words():
+    # TensorFlow 2.21: InvalidArgumentError "Reduction axis 0 is empty in shape [0]"
+    for op in (mt.argmax, mt.argmin):
+        with pytest.raises(mt.errors.InvalidArgumentError, match=r"Reduction axis 0 is empty in shape \[0\]"):
+            op(mt.zeros([0]))
 
 
 # ---- ops that have no kernel for a dtype --------------------------------------------------------------------

@@ -35,6 +35,7 @@ from minitape.ops.linalg_ops import (
     svd_op,
 )
 from minitape.ops.public import abs, matrix_transpose, sqrt, square  # noqa: F401 - TensorFlow's parameters
+from minitape.values.convert import as_array
 
 
 def adjoint(matrix: Any, name: str | None = None) -> Tensor:
@@ -144,7 +145,7 @@ def band_part(input: Any, num_lower: int, num_upper: int, name: str | None = Non
     i, j = np.arange(rows)[:, None], np.arange(cols)[None, :]
     lower, upper = int(num_lower), int(num_upper)
     keep = ((lower < 0) | (i - j <= lower)) & ((upper < 0) | (j - i <= upper))
-    value = input if isinstance(input, TensorLike) else Tensor(np.asarray(input))
+    value = input if isinstance(input, TensorLike) else Tensor(as_array(input))
     return where(Tensor(np.broadcast_to(keep, _shape(input)).copy()), value, zeros_like(value))
 
 
@@ -252,7 +253,7 @@ def _norm_axes(axis: Any, rank: int) -> tuple[int, ...]:
 
 
 def _shape(x: Any) -> tuple[int, ...]:
-    return tuple(x.shape) if isinstance(x, TensorLike) else np.shape(x)
+    return tuple(x.shape) if isinstance(x, TensorLike) else np.shape(as_array(x))
 
 
 def __getattr__(name: str) -> NoReturn:

@@ -9,7 +9,7 @@ import numpy as np
 
 from minitape.engine.tensor import Tensor
 from minitape.namespaces import missing
-from minitape.values.convert import convert_to_tensor
+from minitape.values.convert import as_array, convert_to_tensor
 from minitape.values.dtypes import as_dtype, float32
 from minitape.values.errors import InvalidArgumentError
 
@@ -140,7 +140,7 @@ def _rng(seed: Any) -> np.random.Generator:
 
 def _shape(shape: Any) -> tuple[int, ...]:
     """A random op's shape: a list (or 1-D tensor) of non-negative ints, checked as TensorFlow checks it."""
-    array = np.asarray(getattr(shape, "_value", shape))
+    array = as_array(shape)
     if array.ndim != 1 and not (array.ndim == 0 and isinstance(shape, tuple)):
         raise InvalidArgumentError(
             f"shape must be a vector of {{int32,int64}}, got shape {list(array.shape)}; write e.g. [{shape!r}]"

@@ -91,6 +91,7 @@ from minitape.ops.math_ops import (
     where as _where,
 )
 from minitape.ops.options import only_default
+from minitape.values.convert import as_array as _as_array
 from minitape.values.convert import convert_to_tensor
 from minitape.values.dtypes import as_dtype, int32, int64
 from minitape.values.errors import InvalidArgumentError
@@ -180,7 +181,7 @@ def where(condition, x=None, y=None, name=None):
         return Tensor(np.argwhere(mask).astype(np.int64))
     if x is None or y is None:
         raise ValueError("where needs both x and y, or neither (to get the indices where condition holds)")
-    if (condition._array() if isinstance(condition, TensorLike) else np.asarray(condition)).dtype != np.bool_:
+    if _as_array(condition).dtype != np.bool_:
         raise TypeError(  # numpy would take any number's truth value
             "where: condition must be a bool tensor, not "
             f"{np.asarray(condition._array() if isinstance(condition, TensorLike) else condition).dtype}; "

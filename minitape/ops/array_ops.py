@@ -254,7 +254,7 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     With `batch_dims=b` the first b axes of `params` and `indices` are a batch: example k picks from its own
     slice `params[k]` with its own `indices[k]`.
     """
-    p_shape, i_shape = np.shape(_plain(params)), np.shape(_plain(indices))
+    p_shape, i_shape = np.shape(_plain_data(params)), np.shape(_plain_data(indices))
     rank, b = len(p_shape), integer(batch_dims, "gather", "batch_dims")
     if not -len(i_shape) <= b <= len(i_shape):
         raise InvalidArgumentError(
@@ -278,7 +278,8 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
 def _batched_gather(params, indices, axis, b):
     """gather with batch_dims=b, as one plain gather: the batch and the gathered axis are flattened into one axis
     of n * size entries, and example k's indices are shifted by k * size. The steps are ops, so they differentiate."""
-    shape, size = np.shape(_plain(params)), np.shape(_plain(params))[axis]
+    shape = np.shape(_plain_data(params))
+    size = shape[axis]
     _check_indices(indices, shape, axis)
     batch, mid, after, picked = shape[:b], shape[b:axis], shape[axis + 1 :], indices.shape[b:]
     n = int(np.prod(batch))
@@ -347,7 +348,7 @@ def stack(values, axis=0, name=None):
 
 def unstack(value, num=None, axis=0, name=None):
     """Split a tensor into a list along `axis`, removing that axis."""
-    shape = np.shape(_plain(value))
+    shape = np.shape(_plain_data(value))
     axis = integer(axis, "unstack", "axis")
     _check_axis("unstack", axis, len(shape), f"a tensor of shape {list(shape)}")
     axis = axis % len(shape)
@@ -408,7 +409,7 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
         (integer(lo, "pad", "paddings"), integer(hi, "pad", "paddings"))
         for lo, hi in np.asarray(_plain(paddings)).reshape(-1, 2)
     )
-    shape = np.shape(_plain(tensor))
+    shape = np.shape(_plain_data(tensor))
     if len(paddings) != len(shape) or any(lo < 0 or hi < 0 for lo, hi in paddings):
         raise InvalidArgumentError(  # numpy would reuse one (before, after) pair for every axis
             f"pad: paddings {[list(p) for p in paddings]} must hold one non-negative [before, after] pair per axis "

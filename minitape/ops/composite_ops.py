@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from minitape.engine.opdef import defop
-from minitape.engine.tensor import Tensor, TensorLike
+from minitape.engine.tensor import Tensor
 from minitape.ops.api import (
     abs,
     cast,
@@ -38,13 +38,10 @@ from minitape.ops.api import (
 from minitape.ops.nn_ops import check_same_shape, elu, relu, softplus
 from minitape.ops.options import integer
 from minitape.values import nest
+from minitape.values.convert import as_array as _plain
 from minitape.values.convert import convert_to_tensor
 from minitape.values.dtypes import as_dtype, int32, int64
 from minitape.values.errors import InvalidArgumentError
-
-
-def _plain(value: Any) -> np.ndarray:
-    return value._array() if isinstance(value, TensorLike) else np.asarray(value)
 
 
 # ---- cumsum: the running sum; its gradient is the running sum taken from the other end -----------------

@@ -18,6 +18,7 @@ from minitape.engine.opdef import defop
 from minitape.engine.tensor import Tensor
 from minitape.ops.array_ops import reshape
 from minitape.ops.math_ops import broadcast_to
+from minitape.values.convert import as_array
 from minitape.values.errors import InvalidArgumentError
 
 
@@ -128,4 +129,4 @@ def tensordot(a, b, axes, name=None):
 
 
 def _value(t):
-    return t._array() if hasattr(t, "_array") else t
+    return as_array(t)  # a ragged list is refused in our words

@@ -6,15 +6,12 @@ from typing import Any
 
 import numpy as np
 
-from minitape.engine.tensor import Tensor, TensorLike
+from minitape.engine.tensor import Tensor
 from minitape.namespaces import random
 from minitape.ops.array_ops import gather, reshape
 from minitape.ops.math_ops import cast, multiply
 from minitape.ops.options import integer
-
-
-def _plain(value: Any) -> np.ndarray:
-    return value._array() if isinstance(value, TensorLike) else np.asarray(value)
+from minitape.values.convert import as_array as _plain
 
 
 def boolean_mask(tensor: Any, mask: Any, axis: Any = None, name: str | None = None) -> Tensor:

@@ -12,6 +12,7 @@ import numpy as np
 
 from minitape.engine.opdef import defop
 from minitape.engine.tensor import Tensor
+from minitape.values.convert import as_array
 from minitape.values.errors import InvalidArgumentError
 
 
@@ -278,7 +279,7 @@ def divide(x, y, name=None):
 
 def _integer_dtype(v):
     """The numpy dtype name of `v` if it holds integers, else None."""
-    dtype = (v._array() if hasattr(v, "_array") else np.asarray(v)).dtype
+    dtype = as_array(v).dtype
     return dtype.name if dtype.kind in "iu" else None
 
 

@@ -6,11 +6,12 @@ import numpy as np
 
 from minitape.engine.execute import NOT_FLOATING
 from minitape.engine.opdef import defop
-from minitape.engine.tensor import Tensor, TensorLike
+from minitape.engine.tensor import Tensor
 from minitape.ops.array_ops import reshape
 from minitape.ops.math_ops import cast, exp, log1p, sigmoid, where, zeros_like
 from minitape.ops.options import integer
 from minitape.ops.reduce_ops import _logsumexp, reduce_sum
+from minitape.values.convert import as_array as _plain
 from minitape.values.convert import convert_to_tensor
 from minitape.values.errors import InvalidArgumentError
 
@@ -154,10 +155,6 @@ def _one_hot_values(on_value, off_value, dtype):
         )
     values = [given[w].numpy() if w in given else np.asarray(d) for w, d in (("on_value", 1), ("off_value", 0))]
     return values[0], values[1], dtype
-
-
-def _plain(v):
-    return v._array() if isinstance(v, TensorLike) else np.asarray(v)
 
 
 def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None):

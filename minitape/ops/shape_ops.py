@@ -7,16 +7,13 @@ from typing import Any
 
 import numpy as np
 
-from minitape.engine.tensor import Tensor, TensorLike
+from minitape.engine.tensor import Tensor
 from minitape.ops.api import broadcast_to, gather, reshape
 from minitape.ops.api import strided_slice as _index  # x[key]: the op both build on
 from minitape.ops.array_ops import strided_slice_op
 from minitape.ops.options import BAD_INDICES, integer, only_default
+from minitape.values.convert import as_array as _plain
 from minitape.values.errors import InvalidArgumentError
-
-
-def _plain(value: Any) -> np.ndarray:
-    return value._array() if isinstance(value, TensorLike) else np.asarray(value)
 
 
 def _axis(op_name: str, axis: Any, rank: int) -> int:

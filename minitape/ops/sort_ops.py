@@ -9,13 +9,10 @@ from typing import Any
 import numpy as np
 
 from minitape.engine.opdef import defop
-from minitape.engine.tensor import Tensor, TensorLike
+from minitape.engine.tensor import Tensor
 from minitape.ops.options import integer
+from minitape.values.convert import as_array as _plain
 from minitape.values.errors import InvalidArgumentError
-
-
-def _plain(value: Any) -> np.ndarray:
-    return value._array() if isinstance(value, TensorLike) else np.asarray(value)
 
 
 def _full_index(indices: np.ndarray, axis: int) -> tuple:

@@ -91,6 +91,14 @@ def _rectangular(value: Any) -> np.ndarray:
     return array
 
 
+def as_array(value: Any) -> np.ndarray:
+    """An op argument's value as numpy, for reading its shape or dtype: a list whose rows differ in length, or
+    holding None, a dict, a set, is refused in our words (numpy's would say "inhomogeneous" or make objects)."""
+    if isinstance(value, TensorLike):
+        return value._array()
+    return _rectangular(value) if isinstance(value, (list, tuple)) else np.asarray(value)
+
+
 _OBJECT_HINTS = {
     type(None): "a None often means a function returned nothing, or an optional value was left out",
     dict: "a dict has no order as a tensor: pass its values, e.g. list(d.values())",
