@@ -306,3 +306,35 @@ def test_integer_parameters_take_numpy_ints_and_int_tensors():
     assert mt.concat([M, M], mt.constant(1)).shape == (2, 4)
     assert mt.math.top_k(mt.constant([3.0, 1.0, 2.0]), np.int32(2)).values.numpy().tolist() == [3.0, 2.0]
     assert mt.stack([M, M], 1.0).shape == (2, 2, 2)  # TensorFlow 2.21 takes a float axis for stack: (2, 2, 2)
+
+
+# ---- bare Python errors that used to reach the user --------------------------------------------------------
+BARE_ERRORS = {  # each used to raise ZeroDivisionError, StopIteration, IndexError or numpy's words
+    "conv2d strides 0": (lambda: mt.nn.conv2d(mt.ones([1, 4, 4, 1]), mt.ones([2, 2, 1, 1]), 0, "SAME"), "strides"),
+    "max_pool2d ksize 0": (lambda: mt.nn.max_pool2d(mt.ones([1, 4, 4, 1]), 0, 1, "SAME"), "ksize"),
+    "add_n of nothing": (lambda: mt.add_n([]), "at least one tensor"),  # TensorFlow 2.21: ValueError, same words
+    "tile by -1": (lambda: mt.tile(mt.ones([3]), [-1]), "non-negative"),
+    "assign None": (lambda: mt.Variable([1.0, 2.0]).assign(None), "unsupported type"),
+    "assign text": (lambda: mt.Variable([1.0, 2.0]).assign("ab"), "str"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BARE_ERRORS))
+def test_misuse_that_used_to_give_a_bare_python_error(name):
+    call, words = BARE_ERRORS[name]
+    with pytest.raises((ValueError, TypeError), match=words):
+        call()
+
+
+def test_integer_tensors_are_refused_where_tensorflow_has_no_integer_kernel():
+    # TensorFlow 2.21: InvalidArgumentError "Value for attr 'T' of int32 is not in the list of allowed values"
+    with pytest.raises(TypeError, match="l2_loss needs a floating-point tensor, not int32"):
+        mt.nn.l2_loss(mt.constant([1, 2]))
+    with pytest.raises(TypeError, match="l2_normalize needs a floating-point tensor"):
+        mt.math.l2_normalize(mt.constant([1, 2]))
+    assert mt.nn.l2_loss([3.0, 4.0]).numpy() == 12.5
+
+
+def test_stack_of_nothing_is_an_empty_float32_tensor():
+    empty = mt.stack([])  # TensorFlow 2.21: shape (0,), float32
+    assert empty.shape == (0,) and empty.dtype == mt.float32

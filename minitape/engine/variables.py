@@ -113,9 +113,8 @@ class Variable(TensorLike):
         if type(source) is Tensor and combine is not None and source._value.dtype is self._value.dtype:
             if source._value.shape == self._value.shape:  # an optimizer's update: nothing to convert
                 return self._store(np.asarray(combine(self._value, source._value)), op_type, source)
-        new_shape = np.shape(source._value if type(source) is Tensor else source)
-        self._check_shape(new_shape, op_type, combine)  # before combining: numpy would broadcast (1,) over (3,)
-        value = constant(source, dtype=self.dtype)._value
+        value = constant(source, dtype=self.dtype)._value  # first: None or text is refused as what it is
+        self._check_shape(value.shape, op_type, combine)  # before combining: numpy would broadcast (1,) over (3,)
         if combine is not None:
             value = combine(self._value, value).astype(self._value.dtype)
         self._check_shape(value.shape, op_type, combine)

@@ -262,6 +262,8 @@ def rank(input, name=None) -> Tensor:
 
 def add_n(inputs, name=None):
     """The sum of tensors of one shape: TensorFlow's AddN does not broadcast ([3, 1] with [4] is refused)."""
+    if not inputs:  # TensorFlow 2.21: ValueError "inputs must be a list of at least one Tensor..."
+        raise ValueError("add_n: inputs must be a list of at least one tensor, all of one shape and dtype")
     shapes = [tuple(convert_to_tensor(t).shape) for t in inputs]
     if len(set(shapes)) > 1:
         raise InvalidArgumentError(f"add_n: inputs must all have one shape, got {shapes}; use mt.broadcast_to first")

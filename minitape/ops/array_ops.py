@@ -11,7 +11,7 @@ import operator
 import numpy as np
 
 from minitape.engine.opdef import defop
-from minitape.engine.tensor import TensorLike
+from minitape.engine.tensor import Tensor, TensorLike
 from minitape.ops.options import integer
 from minitape.values.errors import InvalidArgumentError
 
@@ -331,8 +331,8 @@ def concat(values, axis, name=None):
 
 def stack(values, axis=0, name=None):
     """Join tensors along a new axis."""
-    if not values:
-        raise ValueError("stack needs at least one tensor")
+    if not values:  # TensorFlow 2.21: an empty float32 tensor of shape (0,)
+        return Tensor(np.zeros((0,), np.float32))
     rank = np.ndim(_plain_data(values[0])) + 1
     axis = int(_plain(axis))  # TensorFlow takes a float axis here (1.0), as it does nowhere else
     if not -rank <= axis < rank:
@@ -458,6 +458,8 @@ def tile(input, multiples, name=None):
             f"tile: multiples {list(multiples)} must have one entry per axis of the input, whose shape is "
             f"{list(shape)}; give {len(shape)} multiples"
         )
+    if any(m < 0 for m in multiples):  # numpy: "negative dimensions are not allowed"
+        raise InvalidArgumentError(f"tile: multiples {list(multiples)} must be non-negative counts")
     return tile_op(input, multiples=multiples)
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from minitape.engine.opdef import defop
-from minitape.engine.tensor import Tensor
+from minitape.engine.tensor import Tensor, TensorLike
 from minitape.ops.api import (
     abs,
     cast,
@@ -93,6 +93,9 @@ def cumprod(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = Fals
 def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12, name: str | None = None, dim: Any = None) -> Tensor:
     """x / sqrt(max(sum(x^2), epsilon)) along `axis` (all axes if None)."""
     axis = dim if axis is None else axis
+    x = x if isinstance(x, TensorLike) else convert_to_tensor(x)
+    if not x.dtype.is_floating:  # TensorFlow's rsqrt has no integer kernel
+        raise TypeError(f"l2_normalize needs a floating-point tensor, not {x.dtype.name}: cast it first")
     return x * rsqrt(maximum(reduce_sum(square(x), axis=axis, keepdims=True), epsilon))
 
 

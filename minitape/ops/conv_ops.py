@@ -262,8 +262,6 @@ def _window(value, n: int, name: str) -> tuple[int, ...]:
     channel entries 1) as a tuple of n positive ints."""
     if isinstance(value, TensorLike):
         value = value._array().tolist()
-    if isinstance(value, (int, np.integer)):
-        return (int(value),) * n
     value = [integer(v, name, "each entry") for v in (value if isinstance(value, (list, tuple)) else [value])]
     if len(value) == n + 2:
         if value[0] != 1 or value[-1] != 1:

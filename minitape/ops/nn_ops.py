@@ -6,7 +6,7 @@ import numpy as np
 
 from minitape.engine.execute import NOT_FLOATING
 from minitape.engine.opdef import defop
-from minitape.engine.tensor import Tensor
+from minitape.engine.tensor import Tensor, TensorLike
 from minitape.ops.array_ops import reshape
 from minitape.ops.math_ops import cast, exp, log1p, sigmoid, where, zeros_like
 from minitape.ops.options import integer
@@ -314,5 +314,8 @@ def leaky_relu(features, alpha=0.2, name=None):
 
 
 def l2_loss(t, name=None):
-    """sum(t ** 2) / 2"""
+    """sum(t ** 2) / 2, of a floating-point tensor (TensorFlow has no integer kernel: 5 // 2 would be 2)."""
+    t = t if isinstance(t, TensorLike) else convert_to_tensor(t)
+    if not t.dtype.is_floating:
+        raise TypeError(f"l2_loss {NOT_FLOATING.format(t.dtype.name)}")
     return reduce_sum(t * t) / 2
