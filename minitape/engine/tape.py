@@ -37,8 +37,7 @@ class GradientTape(TapeAPI):
         self._variables: dict[int, Any] = {}
         self._escapes: list = []  # (tensor id, (file, line), id counter) of values converted to numpy
         self._timeline: list = []  # (event, id counter): when recording started, paused, resumed, ended
-        self._stack: list = []  # the open tapes of the thread that entered this one (context.py's state.tapes)
-        self._entered = 0  # when the block was last entered, counted by ENTERING
+        self._stack, self._entered = [], 0  # the entering thread's open tapes (state.tapes); when, by ENTERING
 
     def __enter__(self) -> GradientTape:
         if self._recording:
@@ -69,15 +68,10 @@ class GradientTape(TapeAPI):
         self._timeline.append((event, _next_id()))
 
     def watch(self, tensor: Any) -> None:
-        """Make the tape record ops on `tensor` (a tensor, variable, or nested structure of them).
-
-        As in TensorFlow, a thread where no tape or accumulator is recording has nothing to watch with: there
-        (in another thread than the one that opened the tape, say) the call changes nothing.
-        """
+        """Make the tape record ops on `tensor` (a tensor, variable, or nested structure of them); as in
+        TensorFlow, not from a thread where nothing records (another thread than the one that opened it, say)."""
         flat = watchable(nest.flatten(tensor))  # checked everywhere: a wrong argument is refused
-        if not state.tapes and not state.accumulators:
-            return
-        for t in flat:
+        for t in flat if state.tapes or state.accumulators else ():
             if isinstance(t, Tensor):
                 self._watched.add(t._id)
                 self._alive[t._id] = weakref.ref(t)
