@@ -35,7 +35,8 @@ from minitape.ops.linalg_ops import (
     svd_op,
 )
 from minitape.ops.public import abs, matrix_transpose, sqrt, square  # noqa: F401 - TensorFlow's parameters
-from minitape.values.convert import as_array
+from minitape.values.convert import as_array, convert_to_tensor
+from minitape.values.errors import InvalidArgumentError
 
 
 def adjoint(matrix: Any, name: str | None = None) -> Tensor:
@@ -114,6 +115,9 @@ def diag(
     """Square matrices with `diagonal` (..., n) on the diagonal and zeros elsewhere (the main diagonal only)."""
     if k != 0 or num_rows != -1 or num_cols != -1 or padding_value != 0:
         raise NotImplementedError("diag with k != 0, num_rows, num_cols or padding is not supported by minitape")
+    diagonal = diagonal if isinstance(diagonal, TensorLike) else convert_to_tensor(diagonal)
+    if not _shape(diagonal):  # TensorFlow: "input must be at least 1-dim"
+        raise InvalidArgumentError(f"diag: the diagonal must have at least one axis, not shape {list(diagonal.shape)}")
     n = _shape(diagonal)[-1]
     return diag_embed_op(diagonal, shape=(*_shape(diagonal), n))
 

@@ -60,7 +60,10 @@ def as_shape(shape, op="shape"):
             return tuple(map(operator.index, shape))  # the common case: int sizes, no array made and flattened
         except TypeError:
             pass  # a float size (refused below), nested, or holding tensors
-    sizes = np.asarray(_plain(shape))
+    try:
+        sizes = np.asarray(_plain(shape))
+    except ValueError:  # rows of different lengths
+        raise InvalidArgumentError(f"{op}: a shape is a flat list of integer sizes, not {shape!r}") from None
     if type(shape) is np.ndarray and sizes.dtype.kind == "f" and np.all(sizes == np.round(sizes)):
         sizes = sizes.astype(np.int64)  # a numpy array of whole floats converts to int, as in TensorFlow
     if sizes.size and sizes.dtype.kind not in "iu":

@@ -117,6 +117,9 @@ def tensordot(a, b, axes, name=None):
         axes_a, axes_b = ([int(x)] if np.ndim(x) == 0 else [int(i) for i in x] for x in axes)
     if len(axes_a) != len(axes_b):
         raise ValueError(f"tensordot: axes {axes_a} of a and {axes_b} of b must pair up one to one")
+    for axes_of, rank, which in ((axes_a, rank_a, "a"), (axes_b, rank_b, "b")):
+        if any(not -rank <= i < rank for i in axes_of):  # a scalar has no axis to contract
+            raise InvalidArgumentError(f"tensordot: axes {axes_of} are out of range for {which} of rank {rank}")
     letters = iter(string.ascii_letters)
     sub_a = [next(letters) for _ in range(rank_a)]
     sub_b = [next(letters) for _ in range(rank_b)]
