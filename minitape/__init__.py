@@ -44,6 +44,7 @@ from minitape.namespaces import (
 )
 from minitape.namespaces.config import device
 from minitape.namespaces.printing import print
+from minitape.ops import public as _public  # noqa: E402
 from minitape.ops.api import *  # noqa: F403 - the op namespace, as tf.*
 from minitape.ops.composite_ops import (
     clip_by_global_norm,
@@ -87,6 +88,9 @@ from minitape.values.dtypes import (
     uint64,
 )
 from minitape.values.tensor_spec import TensorSpec
+
+# the primitive ops api gives bare (any number of inputs) take TensorFlow's parameters here: `mt.sqrt(x, name=None)`
+globals().update({name: getattr(_public, name) for name in _public.__all__ if name in globals()})
 
 newaxis = None
 

@@ -15,7 +15,9 @@
 
 Then, apart from the path of one gradient: variables.py (`Variable`), forward.py (forward mode,
 `ForwardAccumulator`), custom_gradient.py. The op tables in minitape/ops/ register into the engine:
-it imports none of them, nor anything outside it but numpy and TensorFlow's value rules (values/).
+when it loads, it imports none of them, nor anything outside it but numpy and TensorFlow's value rules
+(values/); a few methods reach the op tables or the teaching aids when called (`tape.jacobian`,
+`tape.explain`, `Variable.scatter_nd_update`).
 """
 
 from minitape.engine.backprop import Observer

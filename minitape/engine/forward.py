@@ -7,7 +7,9 @@ J t = d/du <J^T u, t>: one small backward pass over the rule itself.
 
 from __future__ import annotations
 
+import contextlib
 import weakref
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -16,7 +18,7 @@ from minitape.engine.context import state
 from minitape.engine.gradient_args import UnconnectedGradients, as_unconnected, checked
 from minitape.engine.opdef import lookup
 from minitape.engine.operation import Operation
-from minitape.engine.tape import GradientTape
+from minitape.engine.tape import ENTERING, GradientTape
 from minitape.engine.tensor import Tensor
 from minitape.values import nest
 from minitape.values.convert import convert_to_tensor
@@ -55,17 +57,22 @@ class ForwardAccumulator:
                 )
             self._tangents[p._id] = t
         self._observer = observer
+        self._stack: list = []  # the open accumulators of the thread that entered this one (context.py's state)
+        self._entered = 0  # when the block was entered, counted by tape.py's ENTERING (as tapes are)
         self._records: list = []
         self._alive: dict = {}  # tensor id -> weak reference: the values its records read and made, while alive
 
     def __enter__(self) -> ForwardAccumulator:
-        if self in state.accumulators:
+        if self in state.accumulators or self in self._stack:
             raise ValueError("this ForwardAccumulator is already recording: it cannot be entered again inside itself")
-        state.accumulators.append(self)
+        self._stack = state.accumulators  # this thread's: it follows the ops of the thread that entered it
+        self._stack.append(self)
+        self._entered = next(ENTERING)  # nesting (outer or inner) is the order of entering, as in TensorFlow
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        state.accumulators.remove(self)
+        if self in self._stack:  # from the opening thread's stack, whichever thread leaves the block
+            self._stack.remove(self)
 
     @property
     def records(self) -> tuple:
@@ -86,30 +93,30 @@ class ForwardAccumulator:
         rule = op.grad_fn or lookup(op.type)
         if rule is None or not any(d.is_floating for d in op.output_dtypes):
             return  # no gradient, or only integer/bool outputs: they carry no tangent
-        position = state.accumulators.index(self)
-        state.accumulators.remove(self)  # the JVP computation itself is not pushed through this accumulator
-        try:
-            # any u serves a linear rule; ones, not zeros: a rule that is 0 where u is 0 (Sqrt's, as TensorFlow's)
-            # is linear everywhere else, but flat at exactly u = 0
-            dummies = [Tensor(np.ones(s, d.as_numpy_dtype)) for s, d in zip(op.output_shapes, op.output_dtypes)]
-            with GradientTape() as helper:
-                helper.watch([d for d in dummies if d.dtype.is_floating])
-                op.needs = [t is not None for t in tangents]
-                vjps = checked(op, rule(op, *dummies))
-            pairs = [(v, t) for v, t in zip(vjps, tangents) if v is not None and t is not None]
-            floating = [d for d in dummies if d.dtype.is_floating]
-            # J t = d/du <J^T u, t>: the gradient of the VJPs with the tangents as their output gradients
-            targets, weights = [v for v, _ in pairs], [t for _, t in pairs]
-            found = iter(helper.gradient(targets, floating, weights) if pairs else [None] * len(floating))
-            jvps = [next(found) if d.dtype.is_floating else None for d in dummies]
-        finally:
-            state.accumulators.insert(position, self)
+        with self._outer_only():
+            jvps = _jvps(op, rule, tangents)
         for i, j in zip(op.output_ids, jvps):
             if j is not None:
                 self._tangents[i] = j
         self._records.append(op)
         if self._observer is not None:
             self._observer(op, tangents, jvps)
+
+    @contextlib.contextmanager
+    def _outer_only(self) -> Iterator[None]:
+        """While this accumulator computes a JVP, only the tapes and accumulators entered before it follow.
+
+        TensorFlow's nesting: an outer tape or accumulator sees the JVP computations (a tape outside takes
+        gradients of tangents, an accumulator outside takes higher derivatives); an inner one, entered after
+        this accumulator, does not (nor does this accumulator itself), so it keeps nothing of them.
+        """
+        saved = state.tapes, state.accumulators
+        state.tapes = [t for t in saved[0] if t._entered < self._entered]
+        state.accumulators = [a for a in saved[1] if a._entered < self._entered]
+        try:
+            yield
+        finally:
+            state.tapes, state.accumulators = saved
 
     def carry(self, originals: list, copies: list) -> None:
         """Give each of `copies` the tangent of the tensor it copies (custom_gradient's outputs)."""
@@ -132,3 +139,20 @@ class ForwardAccumulator:
             return t
 
         return nest.map_structure(tangent, primals)
+
+
+def _jvps(op: Operation, rule: Any, tangents: list) -> list:
+    """The tangent of each output of `op` (None for a non-floating one), from its reverse-mode rule."""
+    # any u serves a linear rule; ones, not zeros: a rule that is 0 where u is 0 (Sqrt's, as TensorFlow's)
+    # is linear everywhere else, but flat at exactly u = 0
+    dummies = [Tensor(np.ones(s, d.as_numpy_dtype)) for s, d in zip(op.output_shapes, op.output_dtypes)]
+    with GradientTape() as helper:
+        helper.watch([d for d in dummies if d.dtype.is_floating])
+        op.needs = [t is not None for t in tangents]
+        vjps = checked(op, rule(op, *dummies))
+    pairs = [(v, t) for v, t in zip(vjps, tangents) if v is not None and t is not None]
+    floating = [d for d in dummies if d.dtype.is_floating]
+    # J t = d/du <J^T u, t>: the gradient of the VJPs with the tangents as their output gradients
+    targets, weights = [v for v, _ in pairs], [t for _, t in pairs]
+    found = iter(helper.gradient(targets, floating, weights) if pairs else [None] * len(floating))
+    return [next(found) if d.dtype.is_floating else None for d in dummies]

@@ -11,6 +11,7 @@ import numpy as np
 from minitape.engine.tensor import Tensor
 from minitape.values import nest
 from minitape.values.convert import convert_to_tensor
+from minitape.values.errors import InvalidArgumentError
 from minitape.values.tensor_like import TensorLike
 
 
@@ -65,19 +66,25 @@ def seeds_for(target: Any, output_gradients: Any) -> list[Tensor]:
             f"{len(flat)} output gradient(s). A list is read as one gradient per target: for a single "
             "target, pass its weights as one tensor, e.g. mt.constant([...])"
         )
-    seeds = []
-    for t, g in zip(targets, flat):
-        if g is None:
-            seeds.append(_ones_like(t))
-            continue
-        g = convert_to_tensor(g, dtype_hint=t.dtype)
-        if g._value.shape != t._array().shape:
-            raise ValueError(
-                f"output_gradients: a gradient of shape {g._value.shape} was given for a target of shape "
-                f"{t._array().shape}; they must match"
-            )
-        seeds.append(g)
-    return seeds
+    return [_ones_like(t) if g is None else _seed(t, g) for t, g in zip(targets, flat)]
+
+
+def _seed(t: TensorLike, g: Any) -> Tensor:
+    """`g` as the gradient to start from at target `t`: of t's dtype and shape, as TensorFlow needs it."""
+    # a numpy array keeps its dtype (TensorFlow converts output_gradients with no hint); a number takes t's
+    g = convert_to_tensor(g, dtype_hint=None if isinstance(g, (np.ndarray, np.generic)) else t.dtype)
+    if g._value.dtype != t._array().dtype:  # TensorFlow's first gradient op refuses the pair: no silent cast
+        raise InvalidArgumentError(
+            f"output_gradients: a gradient of dtype {g.dtype.name} was given for a target of dtype "
+            f"{t.dtype.name}; they must match (TensorFlow: 'cannot compute Mul as input #1(zero-based) was "
+            f"expected to be a {g.dtype.name} tensor'); cast it first, e.g. mt.cast(g, mt.{t.dtype.name})"
+        )
+    if g._value.shape != t._array().shape:
+        raise ValueError(
+            f"output_gradients: a gradient of shape {g._value.shape} was given for a target of shape "
+            f"{t._array().shape}; they must match"
+        )
+    return g
 
 
 def _ones_like(t: TensorLike) -> Tensor:

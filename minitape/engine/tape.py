@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import weakref
 from typing import Any
 
@@ -14,6 +15,8 @@ from minitape.engine.gradient_args import UnconnectedGradients, as_unconnected, 
 from minitape.engine.tape_api import TapeAPI
 from minitape.engine.tensor import Tensor, _next_id
 from minitape.values import nest
+
+ENTERING = itertools.count(1)  # the order in which tapes and accumulators enter their blocks: their nesting
 
 
 class GradientTape(TapeAPI):
@@ -35,6 +38,7 @@ class GradientTape(TapeAPI):
         self._variables: dict[int, Any] = {}
         self._escapes: list = []  # (tensor id, (file, line), id counter) of values converted to numpy
         self._timeline: list = []  # (event, id counter): when recording started, paused, resumed, ended
+        self._stack, self._entered = [], 0  # the entering thread's open tapes (state.tapes); when, by ENTERING
 
     def __enter__(self) -> GradientTape:
         if self._recording:
@@ -50,18 +54,24 @@ class GradientTape(TapeAPI):
             self._stop("exit")
 
     def _start(self, event: str) -> None:
-        state.tapes.append(self)
+        if event == "enter":  # the entering thread's stack; a resume (stop_recording) returns to the same one
+            self._stack = state.tapes  # the tape records the ops of the thread that entered it, only
+            self._entered = next(ENTERING)  # nesting with accumulators is the order of entering (forward.py)
+        self._stack.append(self)
         self._recording = True
         self._timeline.append((event, _next_id()))
 
     def _stop(self, event: str) -> None:
-        state.tapes.remove(self)
+        # from the opening thread's stack, whichever thread stops it: the opening thread stops recording
+        self._stack.remove(self)
         self._recording = False
         self._timeline.append((event, _next_id()))
 
     def watch(self, tensor: Any) -> None:
-        """Make the tape record ops on `tensor` (a tensor, variable, or nested structure of them)."""
-        for t in watchable(nest.flatten(tensor)):
+        """Make the tape record ops on `tensor` (a tensor, variable, or nested structure of them); as in
+        TensorFlow, not from a thread where nothing records (another thread than the one that opened it, say)."""
+        flat = watchable(nest.flatten(tensor))  # checked everywhere: a wrong argument is refused
+        for t in flat if state.tapes or state.accumulators else ():
             if isinstance(t, Tensor):
                 self._watched.add(t._id)
                 self._alive[t._id] = weakref.ref(t)

@@ -8,6 +8,7 @@ why `tape.gradient` cannot see through `assign`.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -109,13 +110,16 @@ class Variable(TensorLike):
         return self._read()
 
     def _assign(self, new: Any, op_type: str, combine: Any = None) -> Variable:
+        with _ASSIGN_LOCK:  # read, combine and store as one step, as TensorFlow's assign ops are atomic
+            return self._assign_unlocked(new, op_type, combine)
+
+    def _assign_unlocked(self, new: Any, op_type: str, combine: Any) -> Variable:
         source = new if type(new) is Tensor or not isinstance(new, TensorLike) else convert_to_tensor(new)
         if type(source) is Tensor and combine is not None and source._value.dtype is self._value.dtype:
             if source._value.shape == self._value.shape:  # an optimizer's update: nothing to convert
                 return self._store(np.asarray(combine(self._value, source._value)), op_type, source)
-        new_shape = np.shape(source._value if type(source) is Tensor else source)
-        self._check_shape(new_shape, op_type, combine)  # before combining: numpy would broadcast (1,) over (3,)
-        value = constant(source, dtype=self.dtype)._value
+        value = constant(source, dtype=self.dtype)._value  # first: None or text is refused as what it is
+        self._check_shape(value.shape, op_type, combine)  # before combining: numpy would broadcast (1,) over (3,)
         if combine is not None:
             value = combine(self._value, value).astype(self._value.dtype)
         self._check_shape(value.shape, op_type, combine)
@@ -153,6 +157,26 @@ class Variable(TensorLike):
 
     def assign_sub(self, delta: Any, use_locking: Any = None, name: str | None = None, read_value: bool = True):
         return self._assign(delta, "AssignSubVariableOp", np.subtract)
+
+    def scatter_nd_update(self, indices: Any, updates: Any, name: str | None = None) -> Variable:
+        """Write `updates` at `indices` (index tuples, as `mt.tensor_scatter_nd_update` takes them)."""
+        return self._scatter("ResourceScatterNdUpdate", "tensor_scatter_nd_update", indices, updates)
+
+    def scatter_nd_add(self, indices: Any, updates: Any, name: str | None = None) -> Variable:
+        """Add `updates` at `indices` (index tuples; repeated indices add up)."""
+        return self._scatter("ResourceScatterNdAdd", "tensor_scatter_nd_add", indices, updates)
+
+    def scatter_nd_sub(self, indices: Any, updates: Any, name: str | None = None) -> Variable:
+        """Subtract `updates` at `indices` (index tuples; repeated indices subtract in turn)."""
+        return self._scatter("ResourceScatterNdSub", "tensor_scatter_nd_sub", indices, updates)
+
+    def _scatter(self, op_type: str, function: str, indices: Any, updates: Any) -> Variable:
+        from minitape.engine.context import paused
+        from minitape.ops import scatter_ops
+
+        with _ASSIGN_LOCK, paused():  # an assignment: not differentiable, so not recorded
+            result = getattr(scatter_ops, function)(Tensor(self._value), indices, updates)
+            return self._store(result._value, op_type, None)
 
     def numpy(self) -> np.ndarray | np.generic:
         for tracer in state.tracers:  # mt.function hook: a variable's value is read when the graph runs
@@ -194,6 +218,28 @@ def _declared_shape(shape: Any, actual: tuple) -> TensorShape | None:
     if not declared.is_compatible_with(actual):
         raise ValueError(f"the initial value's shape {actual} does not fit the declared shape {declared}")
     return None if declared.is_fully_defined() else declared
+
+
+_ASSIGN_LOCK = threading.Lock()
+
+
+def _needs_indexed_slices(method: str) -> Any:
+    """TensorFlow's `v.scatter_update(sparse_delta)` and kin take a `tf.IndexedSlices`, which minitape leaves out."""
+
+    def refuse(self: Variable, sparse_delta: Any, use_locking: bool = False, name: str | None = None) -> Variable:
+        raise TypeError(
+            f"{method} on variable {self._name!r} takes a tf.IndexedSlices, which minitape does not have; "
+            "use the index-tuple form, e.g. v.scatter_nd_update([[0], [2]], rows) "
+            "(or scatter_nd_add / scatter_nd_sub)"
+        )
+
+    refuse.__name__ = method
+    return refuse
+
+
+for _method in ("scatter_update", "scatter_add", "scatter_sub", "scatter_max", "scatter_min", "scatter_mul",
+                "scatter_div", "batch_scatter_update"):  # fmt: skip
+    setattr(Variable, _method, _needs_indexed_slices(_method))
 
 
 @RegisterGradient("ReadVariableOp")

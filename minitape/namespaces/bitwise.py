@@ -1,3 +1,3 @@
 """`mt.bitwise`: the bits of integer tensors, under TensorFlow's `tf.bitwise` names (no gradients)."""
 
-from minitape.ops.math_ops import bitwise_and, bitwise_or, bitwise_xor, invert, left_shift, right_shift  # noqa: F401
+from minitape.ops.public import bitwise_and, bitwise_or, bitwise_xor, invert, left_shift, right_shift  # noqa: F401

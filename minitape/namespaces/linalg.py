@@ -12,15 +12,12 @@ import numpy as np
 
 from minitape.engine.tensor import Tensor
 from minitape.ops.api import (  # noqa: F401 - re-exported under tf.linalg's names
-    abs,
     einsum,
     expand_dims,
     eye,
     matmul,
     reduce_max,
     reduce_sum,
-    sqrt,
-    square,
     squeeze,
     tensordot,
     transpose_last,
@@ -37,9 +34,10 @@ from minitape.ops.linalg_ops import (
     solve_op,
     svd_op,
 )
+from minitape.ops.public import abs, matrix_transpose, sqrt, square  # noqa: F401 - TensorFlow's parameters
+from minitape.values.convert import as_array, convert_to_tensor
+from minitape.values.errors import InvalidArgumentError
 from minitape.values.tensor_like import TensorLike
-
-matrix_transpose = transpose_last
 
 
 def adjoint(matrix: Any, name: str | None = None) -> Tensor:
@@ -106,10 +104,21 @@ def diag_part(input: Any, name: str | None = None, k: int = 0, padding_value: An
     return diag_part_op(input)
 
 
-def diag(diagonal: Any, name: str | None = None, k: int = 0, **kwargs: Any) -> Tensor:
-    """Square matrices with `diagonal` (..., n) on the diagonal and zeros elsewhere."""
-    if k != 0 or kwargs:
+def diag(
+    diagonal: Any,
+    name: str = "diag",
+    k: int = 0,
+    num_rows: int = -1,
+    num_cols: int = -1,
+    padding_value: Any = 0,
+    align: str = "RIGHT_LEFT",
+) -> Tensor:
+    """Square matrices with `diagonal` (..., n) on the diagonal and zeros elsewhere (the main diagonal only)."""
+    if k != 0 or num_rows != -1 or num_cols != -1 or padding_value != 0:
         raise NotImplementedError("diag with k != 0, num_rows, num_cols or padding is not supported by minitape")
+    diagonal = diagonal if isinstance(diagonal, TensorLike) else convert_to_tensor(diagonal)
+    if not _shape(diagonal):  # TensorFlow: "input must be at least 1-dim"
+        raise InvalidArgumentError(f"diag: the diagonal must have at least one axis, not shape {list(diagonal.shape)}")
     n = _shape(diagonal)[-1]
     return diag_embed_op(diagonal, shape=(*_shape(diagonal), n))
 
@@ -119,7 +128,15 @@ def trace(x: Any, name: str | None = None) -> Tensor:
     return reduce_sum(diag_part(x), axis=-1)
 
 
-def matvec(a: Any, b: Any, transpose_a: bool = False, adjoint_a: bool = False, name: str | None = None) -> Tensor:
+def matvec(
+    a: Any,
+    b: Any,
+    transpose_a: bool = False,
+    adjoint_a: bool = False,
+    a_is_sparse: bool = False,
+    b_is_sparse: bool = False,
+    name: str | None = None,
+) -> Tensor:
     """a @ b for a batch of matrices a (..., m, n) and vectors b (..., n): the result is (..., m)."""
     return squeeze(matmul(a, expand_dims(b, -1), transpose_a=transpose_a or adjoint_a), axis=-1)
 
@@ -133,7 +150,7 @@ def band_part(input: Any, num_lower: int, num_upper: int, name: str | None = Non
     i, j = np.arange(rows)[:, None], np.arange(cols)[None, :]
     lower, upper = int(num_lower), int(num_upper)
     keep = ((lower < 0) | (i - j <= lower)) & ((upper < 0) | (j - i <= upper))
-    value = input if isinstance(input, TensorLike) else Tensor(np.asarray(input))
+    value = input if isinstance(input, TensorLike) else Tensor(as_array(input))
     return where(Tensor(np.broadcast_to(keep, _shape(input)).copy()), value, zeros_like(value))
 
 
@@ -241,7 +258,7 @@ def _norm_axes(axis: Any, rank: int) -> tuple[int, ...]:
 
 
 def _shape(x: Any) -> tuple[int, ...]:
-    return tuple(x.shape) if isinstance(x, TensorLike) else np.shape(x)
+    return tuple(x.shape) if isinstance(x, TensorLike) else np.shape(as_array(x))
 
 
 def __getattr__(name: str) -> NoReturn:

@@ -2,13 +2,58 @@
 
 from typing import NoReturn
 
+from minitape.ops import composite_ops
 from minitape.ops.api import (  # noqa: F401
-    abs,
-    acos,
-    acosh,
     add_n,
     argmax,
     argmin,
+    multiply_no_nan,
+    reduce_all,
+    reduce_any,
+    reduce_logsumexp,
+    reduce_max,
+    reduce_mean,
+    reduce_min,
+    reduce_prod,
+    reduce_std,
+    reduce_sum,
+    reduce_variance,
+    squared_difference,
+)
+from minitape.ops.composite_ops import (  # noqa: F401
+    ceil,
+    confusion_matrix,
+    count_nonzero,
+    cumprod,
+    cumsum,
+    divide_no_nan,
+    l2_normalize,
+    log_sigmoid,
+    reciprocal_no_nan,
+    reduce_euclidean_norm,
+    scalar_mul,
+    softsign,
+    truediv,
+    xdivy,
+    xlog1py,
+    xlogy,
+)
+from minitape.ops.nn_ops import log_softmax, softmax  # noqa: F401
+from minitape.ops.operands import (  # noqa: F401
+    add,
+    divide,
+    floordiv,
+    floormod,
+    maximum,
+    minimum,
+    multiply,
+    pow,
+    subtract,
+)
+from minitape.ops.public import (  # noqa: F401 - TensorFlow's parameters
+    abs,
+    acos,
+    acosh,
     asin,
     asinh,
     atan,
@@ -31,69 +76,31 @@ from minitape.ops.api import (  # noqa: F401
     logical_not,
     logical_or,
     logical_xor,
-    multiply_no_nan,
     negative,
     not_equal,
     reciprocal,
-    reduce_all,
-    reduce_any,
-    reduce_logsumexp,
-    reduce_max,
-    reduce_mean,
-    reduce_min,
-    reduce_prod,
-    reduce_std,
-    reduce_sum,
-    reduce_variance,
     round,
     rsqrt,
     sigmoid,
     sign,
     sin,
     sinh,
+    softplus,
     sqrt,
     square,
-    squared_difference,
     tan,
     tanh,
-)
-from minitape.ops.composite_ops import (  # noqa: F401
-    ceil,
-    confusion_matrix,
-    count_nonzero,
-    cumprod,
-    cumsum,
-    divide_no_nan,
-    erf,
-    erfc,
-    expm1,
-    is_inf,
-    l2_normalize,
-    log_sigmoid,
-    reciprocal_no_nan,
-    reduce_euclidean_norm,
-    scalar_mul,
-    softsign,
-    truediv,
-    xdivy,
-    xlog1py,
-    xlogy,
-)
-from minitape.ops.nn_ops import log_softmax, softmax, softplus  # noqa: F401
-from minitape.ops.operands import (  # noqa: F401
-    add,
-    divide,
-    floordiv,
-    floormod,
-    maximum,
-    minimum,
-    multiply,
-    pow,
-    subtract,
+    unary,
 )
 from minitape.ops.sort_ops import top_k  # noqa: F401
 
 mod = floormod
+# fmt: off
+erf    = unary(composite_ops.erf, "erf")  # TensorFlow's parameters: (x, name=None)
+erfc   = unary(composite_ops.erfc, "erfc")
+expm1  = unary(composite_ops.expm1, "expm1")
+is_inf = unary(composite_ops.is_inf, "is_inf")
+# fmt: on
 
 
 def __getattr__(name: str) -> NoReturn:

@@ -2,7 +2,6 @@
 
 from typing import NoReturn
 
-from minitape.ops.api import sigmoid, tanh  # noqa: F401
 from minitape.ops.composite_ops import (  # noqa: F401
     batch_normalization,
     bias_add,
@@ -28,19 +27,17 @@ from minitape.ops.conv_ops import (  # noqa: F401
 )
 from minitape.ops.mask_ops import dropout  # noqa: F401
 from minitape.ops.nn_ops import (  # noqa: F401
-    elu,
     l2_loss,
     leaky_relu,
     log_softmax,
-    relu,
     sigmoid_cross_entropy_with_logits,
     silu,
     softmax,
     softmax_cross_entropy_with_logits,
-    softplus,
     sparse_softmax_cross_entropy_with_logits,
     swish,
 )
+from minitape.ops.public import elu, relu, sigmoid, softplus, tanh  # noqa: F401 - TensorFlow's parameters
 from minitape.ops.sort_ops import top_k  # noqa: F401
 
 

@@ -10,7 +10,7 @@ import numpy as np
 from minitape.engine.tensor import Tensor
 from minitape.function.trace import runs_each_call
 from minitape.namespaces import missing
-from minitape.values.convert import convert_to_tensor
+from minitape.values.convert import as_array, convert_to_tensor
 from minitape.values.dtypes import as_dtype, float32
 from minitape.values.errors import InvalidArgumentError
 
@@ -146,12 +146,12 @@ def _rng(seed: Any) -> np.random.Generator:
 
 def _shape(shape: Any) -> tuple[int, ...]:
     """A random op's shape: a list (or 1-D tensor) of non-negative ints, checked as TensorFlow checks it."""
-    array = np.asarray(getattr(shape, "_value", shape))
+    array = as_array(shape)
     if array.ndim != 1 and not (array.ndim == 0 and isinstance(shape, tuple)):
         raise InvalidArgumentError(
             f"shape must be a vector of {{int32,int64}}, got shape {list(array.shape)}; write e.g. [{shape!r}]"
         )
-    if array.size and array.dtype.kind not in "iu":
+    if (array.size or hasattr(shape, "_value")) and array.dtype not in (np.int32, np.int64):  # TF's two index types
         raise InvalidArgumentError(f"shape must hold integers, not {array.dtype} ({shape!r}); write e.g. [2, 3]")
     if (array < 0).any():
         raise InvalidArgumentError(f"Dimension {int(array[array < 0][0])} must be >= 0 (shape {shape!r})")
@@ -244,17 +244,26 @@ def _stateless(seed: Any) -> np.random.Generator:
     return np.random.default_rng(words)
 
 
-def stateless_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = float32, name=None):
-    """Normal samples that depend only on `seed` (two integers): the same seed, the same numbers."""
+def stateless_normal(
+    shape: Any, seed: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = float32, name=None, alg="auto_select"
+):
+    """Normal samples that depend only on `seed` (two integers): the same seed, the same numbers.
+
+    `alg` is taken and ignored, as by `split` and `fold_in`: minitape has one generator, numpy's PCG64.
+    """
     return _normal(_stateless(seed), shape, mean, stddev, dtype)
 
 
-def stateless_uniform(shape: Any, seed: Any, minval: Any = 0, maxval: Any = None, dtype: Any = float32, name=None):
+def stateless_uniform(
+    shape: Any, seed: Any, minval: Any = 0, maxval: Any = None, dtype: Any = float32, name=None, alg="auto_select"
+):
     """Uniform samples that depend only on `seed` (two integers)."""
     return _uniform(_stateless(seed), shape, minval, maxval, dtype)
 
 
-def stateless_truncated_normal(shape: Any, seed: Any, mean=0.0, stddev=1.0, dtype: Any = float32, name=None):
+def stateless_truncated_normal(
+    shape: Any, seed: Any, mean=0.0, stddev=1.0, dtype: Any = float32, name=None, alg="auto_select"
+):
     """Truncated normal samples that depend only on `seed` (two integers)."""
     return _truncated_normal(_stateless(seed), shape, mean, stddev, dtype)
 

@@ -94,7 +94,9 @@ from minitape.ops.math_ops import (
 from minitape.ops.math_ops import (
     where as _where,
 )
+from minitape.ops.options import only_default
 from minitape.values import tensor_like
+from minitape.values.convert import as_array as _as_array
 from minitape.values.convert import convert_to_tensor
 from minitape.values.dtypes import as_dtype, int32, int64
 from minitape.values.errors import InvalidArgumentError
@@ -169,6 +171,7 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
 
     The maximum is applied first, as in TensorFlow: with min > max, every value becomes the minimum.
     """
+    t = t if isinstance(t, TensorLike) else convert_to_tensor(t)  # first: Python bounds then take its dtype
     return maximum(minimum(t, clip_value_max), clip_value_min)
 
 
@@ -182,10 +185,16 @@ def _true_indices(condition):
 def where(condition, x=None, y=None, name=None):
     """x where condition holds, else y (broadcasting); with neither, the indices where it holds, as TensorFlow."""
     if x is None and y is None:
+        mask = condition._array() if isinstance(condition, TensorLike) else convert_to_tensor(condition)._value
+        if mask.ndim == 0 or mask.dtype == np.float16:
+            raise InvalidArgumentError(  # as TensorFlow's Where: no scalar, no float16 kernel
+                f"where: the condition must have at least one axis and be bool or a number type other than "
+                f"float16, not a {mask.dtype.name} tensor of shape {list(mask.shape)}"
+            )
         return _true_indices(condition)
     if x is None or y is None:
         raise ValueError("where needs both x and y, or neither (to get the indices where condition holds)")
-    if (condition._array() if isinstance(condition, TensorLike) else np.asarray(condition)).dtype != np.bool_:
+    if _as_array(condition).dtype != np.bool_:
         raise TypeError(  # numpy would take any number's truth value
             "where: condition must be a bool tensor, not "
             f"{np.asarray(condition._array() if isinstance(condition, TensorLike) else condition).dtype}; "
@@ -206,8 +215,26 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
     return t * clip_norm / maximum(length, clip_norm)
 
 
-def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, name=None):
-    """Matrix product over the last two axes (the leading axes broadcast as batch axes)."""
+def matmul(
+    a,
+    b,
+    transpose_a=False,
+    transpose_b=False,
+    adjoint_a=False,
+    adjoint_b=False,
+    a_is_sparse=False,
+    b_is_sparse=False,
+    output_type=None,
+    grad_a=False,
+    grad_b=False,
+    name=None,
+):
+    """Matrix product over the last two axes (the leading axes broadcast as batch axes).
+
+    The sparsity and grad_ hints change nothing here (they choose TensorFlow's kernel); `output_type` is
+    TensorFlow's for int8 inputs, which minitape does not compute, so only None is taken.
+    """
+    only_default("matmul", "output_type", output_type, (None,), "the product has the inputs' dtype")
     if transpose_a or adjoint_a:
         a = transpose_last(a)
     if transpose_b or adjoint_b:
@@ -217,7 +244,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
 
 def broadcast_to(input, shape, name=None):
     """Repeat `input` along new or size-1 axes to `shape`; the gradient sums the copies back."""
-    return _broadcast_to(input, shape=_as_shape(shape))
+    return _broadcast_to(input, shape=_as_shape(shape, "broadcast_to"))
 
 
 def shape(input, out_type=int32, name=None) -> Tensor:
@@ -227,23 +254,29 @@ def shape(input, out_type=int32, name=None) -> Tensor:
         raise InvalidArgumentError(
             f"shape: out_type must be int32 or int64, not {dtype.name}; cast the result to get another dtype"
         )
-    value = input._array() if isinstance(input, TensorLike) else input  # the value's: a declared None is known here
+    value = input._array() if isinstance(input, TensorLike) else convert_to_tensor(input)._value  # known sizes
     return Tensor(np.asarray(np.shape(value), dtype.as_numpy_dtype))
 
 
 def size(input, out_type=int32, name=None) -> Tensor:
     """The number of entries of `input`, as a scalar of `out_type`."""
-    count = np.size(input._array() if isinstance(input, TensorLike) else input)
+    count = np.size(input._array() if isinstance(input, TensorLike) else convert_to_tensor(input)._value)
     return Tensor(np.asarray(count, as_dtype(out_type).as_numpy_dtype))
 
 
 def rank(input, name=None) -> Tensor:
     """The number of axes of `input`, as an int32 scalar (TensorFlow's rank has no out_type)."""
-    return Tensor(np.asarray(np.ndim(input._array() if isinstance(input, TensorLike) else input), np.int32))
+    return Tensor(
+        np.asarray(
+            np.ndim(input._array() if isinstance(input, TensorLike) else convert_to_tensor(input)._value), np.int32
+        )
+    )
 
 
 def add_n(inputs, name=None):
     """The sum of tensors of one shape: TensorFlow's AddN does not broadcast ([3, 1] with [4] is refused)."""
+    if not inputs:  # TensorFlow 2.21: ValueError "inputs must be a list of at least one Tensor..."
+        raise ValueError("add_n: inputs must be a list of at least one tensor, all of one shape and dtype")
     shapes = [tuple(convert_to_tensor(t).shape) for t in inputs]
     if len(set(shapes)) > 1:
         raise InvalidArgumentError(f"add_n: inputs must all have one shape, got {shapes}; use mt.broadcast_to first")

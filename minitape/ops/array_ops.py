@@ -6,9 +6,13 @@ their gathering twins are each other's gradients, so every order of derivative w
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from minitape.engine.opdef import defop
+from minitape.engine.tensor import Tensor
+from minitape.ops.options import integer
 from minitape.values.errors import InvalidArgumentError
 from minitape.values.tensor_like import TensorLike
 
@@ -32,29 +36,66 @@ transpose_op = defop(
 
 def reshape(tensor, shape, name=None):
     """The same values in a new shape (one entry may be -1: inferred)."""
-    return reshape_op(tensor, shape=as_shape(shape))
+    sizes = as_shape(shape, "reshape")
+    if any(n < 0 for n in sizes):  # numpy reads any negative size as -1, and several of them as an error
+        _check_unknown_sizes(sizes)
+    return reshape_op(tensor, shape=sizes)
 
 
-def as_shape(shape):
-    """A shape (a tuple, a list, an array or a tensor of sizes) as a tuple of Python ints."""
+def _check_unknown_sizes(sizes):
+    """As TensorFlow: -1 (inferred) at most once, and no other negative size."""
+    unknown = [i for i, n in enumerate(sizes) if n == -1]
+    for i, n in enumerate(sizes):
+        if n < -1:
+            raise InvalidArgumentError(f"reshape: Size {i} must be non-negative, not {n} (only -1 means 'inferred')")
+    if len(unknown) > 1:
+        raise InvalidArgumentError(
+            f"reshape: Only one input size may be -1, not both {unknown[0]} and {unknown[1]} (shape {list(sizes)})"
+        )
+
+
+def as_shape(shape, op="shape"):
+    """A shape (a tuple, a list, an array or a tensor of integer sizes) as a tuple of Python ints."""
     if type(shape) is tuple or type(shape) is list:
         try:
-            return tuple(map(int, shape))  # the common case: sizes already, no array made and flattened
+            return tuple(map(operator.index, shape))  # the common case: int sizes, no array made and flattened
         except TypeError:
-            pass  # nested, or holding tensors
-    return tuple(int(n) for n in np.asarray(_plain(shape)).ravel())
+            pass  # a float size (refused below), nested, or holding tensors
+    try:
+        sizes = np.asarray(_plain(shape))
+    except ValueError:  # rows of different lengths
+        raise InvalidArgumentError(f"{op}: a shape is a flat list of integer sizes, not {shape!r}") from None
+    if type(shape) is np.ndarray and sizes.dtype.kind == "f" and np.all(sizes == np.round(sizes)):
+        sizes = sizes.astype(np.int64)  # a numpy array of whole floats converts to int, as in TensorFlow
+    if sizes.size and sizes.dtype.kind not in "iu":
+        raise InvalidArgumentError(
+            f"{op}: a shape holds integer sizes (int32 or int64), not {sizes.dtype} values {sizes.tolist()}; "
+            "make a size computed as a float an int first, e.g. int(n)"
+        )
+    return tuple(int(n) for n in sizes.ravel())
 
 
-def transpose(a, perm=None, name=None):
-    """Permute the axes; by default reverse them."""
-    rank = np.ndim(a._array()) if isinstance(a, TensorLike) else np.ndim(a)
-    perm = tuple(reversed(range(rank))) if perm is None else tuple(int(p) for p in _plain(perm))
+def transpose(a, perm=None, conjugate=False, name="transpose"):
+    """Permute the axes; by default reverse them. Tensors are real here, so `conjugate` changes nothing."""
+    rank = np.ndim(_plain_data(a))
+    perm = (
+        tuple(reversed(range(rank))) if perm is None else tuple(integer(p, "transpose", "perm") for p in _plain(perm))
+    )
     if sorted(p % rank if rank else p for p in perm) != list(range(rank)):
         raise ValueError(
             f"transpose: perm {list(perm)} is not a permutation of the {rank} axes of a tensor of shape "
             f"{list(np.shape(_plain(a)))}; give each axis 0..{rank - 1} exactly once"
         )
     return transpose_op(a, perm=perm)
+
+
+def _plain_data(value):
+    """A tensor argument's value as numpy, converted as TensorFlow converts it (a ragged list or a None refused)."""
+    if isinstance(value, TensorLike):
+        return value._array()
+    from minitape.values.convert import convert_to_tensor  # convert.py stacks lists of tensors with this module
+
+    return convert_to_tensor(value)._value
 
 
 def _plain(value):
@@ -78,19 +119,29 @@ def _normalise_key(key):
     out = []
     for k in key:
         k = _plain(k)
-        if isinstance(k, (list, np.ndarray)):
+        if isinstance(k, (bool, np.bool_)) or (isinstance(k, np.ndarray) and k.dtype == bool and k.ndim == 0):
+            raise ValueError("mask cannot be scalar: x[True] would read True as the index 1; index with an int")
+        if isinstance(k, (list, np.ndarray)) and np.ndim(k) > 0:
             k = np.asarray(k)
-            if k.dtype == bool:
+            if k.dtype == bool and len(key) == 1:  # a mask, as tf.boolean_mask
                 out.extend(np.nonzero(k))
                 continue
+            raise TypeError(_ARRAY_KEY.format(k.tolist() if k.size < 10 else f"an array of shape {list(k.shape)}"))
+        if isinstance(k, (np.generic, np.ndarray)):
             if k.dtype.kind not in "iu":
-                raise TypeError(f"index arrays must hold integers or booleans, not {k.dtype}")
-        elif isinstance(k, np.generic):
+                raise TypeError(f"cannot index a tensor with a {k.dtype} value {k!r}: indices are integers")
             k = k.item()
         elif not (k is None or k is Ellipsis or isinstance(k, (int, slice))):
             raise TypeError(f"cannot index a tensor with {type(k).__name__} {k!r}")
         out.append(k)
     return tuple(out)
+
+
+_ARRAY_KEY = (  # TensorFlow's words, then what to write instead
+    "Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar tf.int32/tf.int64 tensors "
+    "are valid indices, got {}: to pick entries along an axis, write mt.gather(x, indices, axis=...); "
+    "for one index per axis, mt.gather_nd"
+)
 
 
 def _scatter(g, key, shape):
@@ -114,7 +165,8 @@ slice_grad = defop("StridedSliceGrad", _scatter, lambda op, g: strided_slice_op(
 
 def strided_slice(tensor, key):
     """`tensor[key]`: differentiable indexing. What TensorFlow takes (ints, slices, ..., None, scalar tensors, a
-    bool array) means what it means there; arrays inside a tuple key index as in numpy (TensorFlow refuses them).
+    bool array) means what it means there; an integer array is refused, as TensorFlow refuses it (numpy would pick
+    entries with it: mt.gather does that).
     Python's x[key] and the shape functions call this; `mt.strided_slice` is TensorFlow's begin/end/masks form,
     built on it in shape_ops.py.
     """
@@ -206,15 +258,15 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     With `batch_dims=b` the first b axes of `params` and `indices` are a batch: example k picks from its own
     slice `params[k]` with its own `indices[k]`.
     """
-    p_shape, i_shape = np.shape(_plain(params)), np.shape(_plain(indices))
-    rank, b = len(p_shape), int(_plain(batch_dims))
+    p_shape, i_shape = np.shape(_plain_data(params)), np.shape(_plain_data(indices))
+    rank, b = len(p_shape), integer(batch_dims, "gather", "batch_dims")
     if not -len(i_shape) <= b <= len(i_shape):
         raise InvalidArgumentError(
             f"gather: batch_dims {b} is out of range for indices of rank {len(i_shape)}; "
             f"use a value in [{-len(i_shape)}, {len(i_shape)}]"
         )
     b += len(i_shape) if b < 0 else 0
-    axis = b if axis is None else int(_plain(axis))
+    axis = b if axis is None else integer(axis, "gather", "axis")
     _check_axis("gather", axis, rank, f"params of shape {list(p_shape)}")
     axis %= rank
     if b == 0:
@@ -230,7 +282,8 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
 def _batched_gather(params, indices, axis, b):
     """gather with batch_dims=b, as one plain gather: the batch and the gathered axis are flattened into one axis
     of n * size entries, and example k's indices are shifted by k * size. The steps are ops, so they differentiate."""
-    shape, size = np.shape(_plain(params)), np.shape(_plain(params))[axis]
+    shape = np.shape(_plain_data(params))
+    size = shape[axis]
     _check_indices(indices, shape, axis)
     batch, mid, after, picked = shape[:b], shape[b:axis], shape[axis + 1 :], indices.shape[b:]
     n = int(np.prod(batch))
@@ -273,8 +326,8 @@ def concat(values, axis, name=None):
     """Join tensors along an existing axis."""
     if not values:
         raise ValueError("concat needs at least one tensor")
-    rank = np.ndim(_plain(values[0]))
-    axis = int(_plain(axis))
+    rank = np.ndim(_plain_data(values[0]))
+    axis = integer(axis, "concat", "axis")
     if not -rank <= axis < rank:
         raise ValueError(f"concat: axis {axis} is out of range for tensors of rank {rank}")
     return concat_op(*values, axis=axis % rank)
@@ -282,13 +335,13 @@ def concat(values, axis, name=None):
 
 def stack(values, axis=0, name=None):
     """Join tensors along a new axis."""
-    if not values:
-        raise ValueError("stack needs at least one tensor")
-    rank = np.ndim(_plain(values[0])) + 1
-    axis = int(_plain(axis))
+    if not values:  # TensorFlow 2.21: an empty float32 tensor of shape (0,)
+        return Tensor(np.zeros((0,), np.float32))
+    rank = np.ndim(_plain_data(values[0])) + 1
+    axis = int(_plain(axis))  # TensorFlow takes a float axis here (1.0), as it does nowhere else
     if not -rank <= axis < rank:
         raise ValueError(f"stack: axis {axis} is out of range for a result of rank {rank}")
-    shapes = [tuple(np.shape(_plain(v))) for v in values]
+    shapes = [tuple(np.shape(_plain_data(v))) for v in values]
     if len(set(shapes)) > 1:
         raise ValueError(
             f"stack needs tensors of one shape, got shapes {', '.join(str(list(s)) for s in shapes)}; "
@@ -299,8 +352,8 @@ def stack(values, axis=0, name=None):
 
 def unstack(value, num=None, axis=0, name=None):
     """Split a tensor into a list along `axis`, removing that axis."""
-    shape = np.shape(_plain(value))
-    axis = int(_plain(axis))
+    shape = np.shape(_plain_data(value))
+    axis = integer(axis, "unstack", "axis")
     _check_axis("unstack", axis, len(shape), f"a tensor of shape {list(shape)}")
     axis = axis % len(shape)
     if num is not None and num != shape[axis]:
@@ -310,8 +363,8 @@ def unstack(value, num=None, axis=0, name=None):
 
 def expand_dims(input, axis, name=None):
     """Insert an axis of size 1 at `axis`, which may be -rank-1 .. rank (as in TensorFlow)."""
-    shape = list(np.shape(_plain(input)))
-    axis = int(_plain(axis))
+    shape = list(np.shape(_plain_data(input)))
+    axis = integer(axis, "expand_dims", "axis")
     if not -len(shape) - 1 <= axis <= len(shape):
         raise InvalidArgumentError(
             f"expand_dims: axis {axis} is out of range for a tensor of shape {shape} (rank {len(shape)}); "
@@ -323,7 +376,7 @@ def expand_dims(input, axis, name=None):
 
 def squeeze(input, axis=None, name=None):
     """Remove axes of size 1: all of them, or those listed in `axis` (each must have size 1)."""
-    shape = np.shape(_plain(input))
+    shape = np.shape(_plain_data(input))
     axes = None
     if axis is not None:
         listed = [int(a) for a in np.asarray(_plain(axis)).ravel()]
@@ -356,8 +409,11 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     mode = mode.upper() if isinstance(mode, str) else mode
     if mode not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
         raise ValueError(f"pad: mode must be 'CONSTANT', 'REFLECT' or 'SYMMETRIC' (any case), not {mode!r}")
-    paddings = tuple((int(lo), int(hi)) for lo, hi in np.asarray(_plain(paddings)).reshape(-1, 2))
-    shape = np.shape(_plain(tensor))
+    paddings = tuple(
+        (integer(lo, "pad", "paddings"), integer(hi, "pad", "paddings"))
+        for lo, hi in np.asarray(_plain(paddings)).reshape(-1, 2)
+    )
+    shape = np.shape(_plain_data(tensor))
     if len(paddings) != len(shape) or any(lo < 0 or hi < 0 for lo, hi in paddings):
         raise InvalidArgumentError(  # numpy would reuse one (before, after) pair for every axis
             f"pad: paddings {[list(p) for p in paddings]} must hold one non-negative [before, after] pair per axis "
@@ -399,13 +455,15 @@ tile_op = defop("Tile", lambda a, multiples: np.tile(a, multiples), _tile_rule, 
 
 def tile(input, multiples, name=None):
     """Repeat the whole tensor `multiples[i]` times along axis i."""
-    multiples = as_shape(multiples)
-    shape = np.shape(_plain(input))
+    multiples = as_shape(multiples, "tile")
+    shape = np.shape(_plain_data(input))
     if len(multiples) != len(shape):
         raise ValueError(
             f"tile: multiples {list(multiples)} must have one entry per axis of the input, whose shape is "
             f"{list(shape)}; give {len(shape)} multiples"
         )
+    if any(m < 0 for m in multiples):  # numpy: "negative dimensions are not allowed"
+        raise InvalidArgumentError(f"tile: multiples {list(multiples)} must be non-negative counts")
     return tile_op(input, multiples=multiples)
 
 

@@ -37,15 +37,13 @@ from minitape.ops.api import (
     zeros_like,
 )
 from minitape.ops.nn_ops import check_same_shape, elu, relu, softplus
+from minitape.ops.options import integer
 from minitape.values import nest
+from minitape.values.convert import as_array as _plain
 from minitape.values.convert import convert_to_tensor
 from minitape.values.dtypes import as_dtype, int32, int64
 from minitape.values.errors import InvalidArgumentError
 from minitape.values.tensor_like import TensorLike
-
-
-def _plain(value: Any) -> np.ndarray:
-    return value._array() if isinstance(value, TensorLike) else np.asarray(value)
 
 
 # ---- cumsum: the running sum; its gradient is the running sum taken from the other end -----------------
@@ -70,7 +68,7 @@ cumsum_op = defop(
 
 def cumsum(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False, name: str | None = None) -> Tensor:
     """Running sums along `axis`: [a, a + b, a + b + c]; exclusive starts at 0, reverse runs from the end."""
-    return cumsum_op(x, axis=int(_plain(axis)), exclusive=bool(exclusive), reverse=bool(reverse))
+    return cumsum_op(x, axis=integer(axis, "cumsum", "axis"), exclusive=bool(exclusive), reverse=bool(reverse))
 
 
 def cumprod(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False, name: str | None = None) -> Tensor:
@@ -80,7 +78,7 @@ def cumprod(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = Fals
     input there and gives 0 for [2, 0, 3]'s middle entry, where the derivative of the sum is 8).
     """
     x = convert_to_tensor(x)
-    axis = int(_plain(axis))
+    axis = integer(axis, "cumprod", "axis")
     if not -x.ndim <= axis < x.ndim:
         raise InvalidArgumentError(f"cumprod: axis {axis} is out of range for a tensor of rank {x.ndim}")
     if x.shape[axis] == 0:
@@ -97,6 +95,9 @@ def cumprod(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = Fals
 def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12, name: str | None = None, dim: Any = None) -> Tensor:
     """x / sqrt(max(sum(x^2), epsilon)) along `axis` (all axes if None)."""
     axis = dim if axis is None else axis
+    x = x if isinstance(x, TensorLike) else convert_to_tensor(x)
+    if not x.dtype.is_floating:  # TensorFlow's rsqrt has no integer kernel
+        raise TypeError(f"l2_normalize needs a floating-point tensor, not {x.dtype.name}: cast it first")
     return x * rsqrt(maximum(reduce_sum(square(x), axis=axis, keepdims=True), epsilon))
 
 
@@ -148,8 +149,23 @@ def confusion_matrix(
     return Tensor(counts)
 
 
-def map_fn(fn: Callable, elems: Any, dtype: Any = None, fn_output_signature: Any = None, **kwargs: Any) -> Any:
-    """fn applied to each slice of `elems` along axis 0, the results stacked; differentiable (a Python loop)."""
+def map_fn(
+    fn: Callable,
+    elems: Any,
+    dtype: Any = None,
+    parallel_iterations: int | None = None,
+    back_prop: bool = True,
+    swap_memory: bool = False,
+    infer_shape: bool = True,
+    name: str | None = None,
+    fn_output_signature: Any = None,
+) -> Any:
+    """fn applied to each slice of `elems` along axis 0, the results stacked; differentiable (a Python loop).
+
+    The loop runs in Python, one slice at a time, so the while-loop settings (parallel_iterations, swap_memory,
+    infer_shape) change nothing, and so does back_prop=False, as in TensorFlow 2.21's eager map_fn (deprecated
+    there: wrap the result in mt.stop_gradient instead).
+    """
     flat = nest.flatten(elems)
     if not flat:
         raise ValueError("map_fn needs at least one tensor in elems")
@@ -191,7 +207,7 @@ is_inf = defop("IsInf", np.isinf, None, dtype_from=None, floating=True)
 
 def ceil(x: Any, name: str | None = None) -> Tensor:
     """The smallest integer not below x (no gradient: a step function)."""
-    return -floor(-x)
+    return -floor(-convert_to_tensor(x))
 
 
 def divide_no_nan(x: Any, y: Any, name: str | None = None) -> Tensor:

@@ -20,6 +20,7 @@ import numpy as np
 from minitape.engine.opdef import defop
 from minitape.engine.tensor import Tensor
 from minitape.ops.array_ops import expand_dims, reshape, slice_grad, squeeze, transpose
+from minitape.ops.options import integer
 from minitape.values.errors import InvalidArgumentError
 from minitape.values.tensor_like import TensorLike
 
@@ -262,9 +263,7 @@ def _window(value, n: int, name: str) -> tuple[int, ...]:
     channel entries 1) as a tuple of n positive ints."""
     if isinstance(value, TensorLike):
         value = value._array().tolist()
-    if isinstance(value, (int, np.integer)):
-        return (int(value),) * n
-    value = [int(v) for v in value]
+    value = [integer(v, name, "each entry") for v in (value if isinstance(value, (list, tuple)) else [value])]
     if len(value) == n + 2:
         if value[0] != 1 or value[-1] != 1:
             raise ValueError(f"{name}: with {n + 2} entries the batch and channel entries must be 1, got {value}")
@@ -277,9 +276,16 @@ def _window(value, n: int, name: str) -> tuple[int, ...]:
 
 
 def _padding(padding: str, what: str) -> str:
-    if not isinstance(padding, str) or padding.upper() not in ("SAME", "VALID"):
-        raise ValueError(f"{what}: padding must be 'SAME' or 'VALID' (any case), not {padding!r}")
-    return padding.upper()
+    """TensorFlow's tf.nn ops take "SAME" or "VALID" in capitals only (Keras layers take "same", "valid")."""
+    if padding not in ("SAME", "VALID"):
+        hint = (
+            f"; write {padding.upper()!r}" if isinstance(padding, str) and padding.upper() in ("SAME", "VALID") else ""
+        )
+        raise InvalidArgumentError(
+            f'{what}: padding must be "SAME" or "VALID" (in capitals, as TensorFlow\'s tf.nn ops take it), '
+            f"not {padding!r}{hint}"
+        )
+    return padding
 
 
 def conv2d(input, filters, strides=1, padding="VALID", data_format="NHWC", dilations=None, name=None):

@@ -11,8 +11,8 @@ import numpy as np
 from minitape.engine.tensor import Tensor
 from minitape.ops.einsum_ops import einsum as _einsum_letters
 from minitape.ops.math_ops import broadcast_to
+from minitape.values.convert import as_array
 from minitape.values.errors import InvalidArgumentError
-from minitape.values.tensor_like import TensorLike
 
 
 def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
@@ -35,7 +35,7 @@ def _spell_out_ellipsis(equation: str, inputs: tuple) -> tuple[str, tuple]:
     if len(subscripts) != len(inputs):
         return equation, inputs  # the einsum op reports the mismatch
     free = [c for c in string.ascii_letters if c not in equation]
-    shapes = [np.shape(t.numpy() if isinstance(t, TensorLike) else t) for t in inputs]
+    shapes = [np.shape(as_array(t)) for t in inputs]
     spans = [len(shape) - (len(sub) - 3) if "..." in sub else 0 for sub, shape in zip(subscripts, shapes)]
     width = max(spans)
     letters = "".join(free[:width])

@@ -18,6 +18,7 @@ from minitape.engine.opdef import defop
 from minitape.engine.tensor import Tensor
 from minitape.ops.array_ops import reshape
 from minitape.ops.math_ops import broadcast_to
+from minitape.values.convert import as_array
 from minitape.values.errors import InvalidArgumentError
 
 
@@ -38,6 +39,8 @@ def _parse(equation: str, n_operands: int) -> tuple[list[str], str]:
 
 
 def _forward(*operands, subscripts, output):
+    if any(a.dtype.kind == "b" for a in operands):  # TensorFlow has no bool Einsum kernel
+        raise TypeError("einsum needs numeric tensors, not bool: cast first, e.g. mt.cast(x, mt.float32)")
     return np.einsum(",".join(subscripts) + "->" + output, *operands)
 
 
@@ -114,6 +117,9 @@ def tensordot(a, b, axes, name=None):
         axes_a, axes_b = ([int(x)] if np.ndim(x) == 0 else [int(i) for i in x] for x in axes)
     if len(axes_a) != len(axes_b):
         raise ValueError(f"tensordot: axes {axes_a} of a and {axes_b} of b must pair up one to one")
+    for axes_of, rank, which in ((axes_a, rank_a, "a"), (axes_b, rank_b, "b")):
+        if any(not -rank <= i < rank for i in axes_of):  # a scalar has no axis to contract
+            raise InvalidArgumentError(f"tensordot: axes {axes_of} are out of range for {which} of rank {rank}")
     letters = iter(string.ascii_letters)
     sub_a = [next(letters) for _ in range(rank_a)]
     sub_b = [next(letters) for _ in range(rank_b)]
@@ -126,4 +132,4 @@ def tensordot(a, b, axes, name=None):
 
 
 def _value(t):
-    return t._array() if hasattr(t, "_array") else t
+    return as_array(t)  # a ragged list is refused in our words

@@ -11,11 +11,8 @@ from minitape.function.trace import runs_each_call
 from minitape.namespaces import random
 from minitape.ops.array_ops import gather, reshape
 from minitape.ops.math_ops import cast, multiply
-from minitape.values.tensor_like import TensorLike
-
-
-def _plain(value: Any) -> np.ndarray:
-    return value._array() if isinstance(value, TensorLike) else np.asarray(value)
+from minitape.ops.options import integer
+from minitape.values.convert import as_array as _plain
 
 
 def boolean_mask(tensor: Any, mask: Any, axis: Any = None, name: str | None = None) -> Tensor:
@@ -28,7 +25,7 @@ def boolean_mask(tensor: Any, mask: Any, axis: Any = None, name: str | None = No
     mask_array = _plain(mask)
     if mask_array.dtype != np.bool_:
         raise TypeError(f"boolean_mask: mask must be bool, not {mask_array.dtype}; compare first, e.g. x > 0")
-    axis = 0 if axis is None else int(_plain(axis))
+    axis = 0 if axis is None else integer(axis, "boolean_mask", "axis")
     k = mask_array.ndim
     if k == 0:
         raise ValueError("boolean_mask: mask cannot be a scalar; give one bool per entry along the masked axes")

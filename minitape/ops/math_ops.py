@@ -12,6 +12,7 @@ import numpy as np
 
 from minitape.engine.opdef import defop
 from minitape.engine.tensor import Tensor
+from minitape.values.convert import as_array
 from minitape.values.errors import InvalidArgumentError
 
 
@@ -232,15 +233,15 @@ atan2      = defop("Atan2",      np.arctan2,    binary(lambda op, g: g * op.y / 
 # ---- no gradient: piecewise constant, or not a number --------------------------------------------
 sign          = defop("Sign",          _sign,            lambda op, g: zeros_like(g), keep="nothing")  # 0, not None
 floor         = defop("Floor",         np.floor,         None, **F)
-round         = defop("Round",         np.round,         None)
+round         = defop("Round",         _numeric(np.round), None)
 floordiv      = defop("FloorDiv",      _floor_divide,    None, **BIN)
 floormod      = defop("FloorMod",      _floor_mod,       binary(lambda op, g: g,  # x - floor(x/y) y
                                                                lambda op, g: -g * floordiv(op.x, op.y)),
                       keep="inputs", **BIN)
-less          = defop("Less",          np.less,          None, dtype_from=None, **BIN)
-less_equal    = defop("LessEqual",     np.less_equal,    None, dtype_from=None, **BIN)
-greater       = defop("Greater",       np.greater,       None, dtype_from=None, **BIN)
-greater_equal = defop("GreaterEqual",  np.greater_equal, None, dtype_from=None, **BIN)
+less          = defop("Less",          _numeric(np.less),          None, dtype_from=None, **BIN)
+less_equal    = defop("LessEqual",     _numeric(np.less_equal),    None, dtype_from=None, **BIN)
+greater       = defop("Greater",       _numeric(np.greater),       None, dtype_from=None, **BIN)
+greater_equal = defop("GreaterEqual",  _numeric(np.greater_equal), None, dtype_from=None, **BIN)
 equal         = defop("Equal",         np.equal,         None, dtype_from=None, **BIN)
 not_equal     = defop("NotEqual",      np.not_equal,     None, dtype_from=None, **BIN)
 logical_and   = defop("LogicalAnd",    _logical(np.logical_and), None, **BIN)
@@ -279,7 +280,7 @@ def divide(x, y, name=None):
 
 def _integer_dtype(v):
     """The numpy dtype name of `v` if it holds integers, else None."""
-    dtype = (v._array() if hasattr(v, "_array") else np.asarray(v)).dtype
+    dtype = as_array(v).dtype
     return dtype.name if dtype.kind in "iu" else None
 
 
@@ -325,6 +326,8 @@ def zeros_like(t):
 def _matmul_forward(a, b, transpose_a=False, transpose_b=False):
     if a.ndim < 2 or b.ndim < 2:
         raise ValueError("matmul needs tensors of rank 2 or more; reshape a vector to (1, n) or (n, 1)")
+    if a.dtype.kind == "b":  # TensorFlow has no bool MatMul kernel; numpy would compute or-of-ands
+        raise TypeError("matmul needs numeric tensors, not bool: cast first, e.g. mt.cast(x, mt.float32)")
     # the transposes are views: numpy hands the strides to BLAS, so they copy nothing (the method: no wrapper)
     a = a.swapaxes(-1, -2) if transpose_a else a
     b = b.swapaxes(-1, -2) if transpose_b else b

@@ -9,7 +9,9 @@ from minitape.engine.opdef import defop
 from minitape.engine.tensor import Tensor
 from minitape.ops.array_ops import gather_op, reshape
 from minitape.ops.math_ops import cast, exp, log1p, sigmoid, where, zeros_like
+from minitape.ops.options import integer
 from minitape.ops.reduce_ops import _logsumexp, reduce_sum
+from minitape.values.convert import as_array as _plain
 from minitape.values.convert import convert_to_tensor
 from minitape.values.errors import InvalidArgumentError
 from minitape.values.tensor_like import TensorLike
@@ -18,6 +20,8 @@ from minitape.values.tensor_like import TensorLike
 def _softmax(a, axis):
     if a.dtype.kind != "f":
         raise TypeError(NOT_FLOATING.format(a.dtype.name))
+    if not a.size:  # an empty tensor: an empty softmax, as in TensorFlow (numpy's max has nothing to start from)
+        return a.copy()
     e = np.exp(a - np.max(a, axis=axis, keepdims=True))
     return e / np.sum(e, axis=axis, keepdims=True)
 
@@ -38,8 +42,16 @@ def _log_softmax_rule(op, g):  # dx = dy - softmax(x) * sum(dy)
     return g - exp(z) * reduce_sum(g, axis=axis, keepdims=True)
 
 
+def _numeric(a, op):
+    """`a` itself, if it is a number tensor: TensorFlow has no bool kernel for `op` (numpy would compute one)."""
+    if a.dtype.kind == "b":
+        raise TypeError(f"{op} needs numeric tensors, not bool: cast first, e.g. mt.cast(x, mt.float32)")
+    return a
+
+
 # fmt: off
-relu        = defop("Relu",       lambda a: np.maximum(a, 0),   lambda op, g: relu_grad(g, op.z), keep="outputs")
+relu        = defop("Relu",       lambda a: np.maximum(_numeric(a, "relu"), 0), lambda op, g: relu_grad(g, op.z),
+                    keep="outputs")
 # dy * [z > 0] as one op (not Greater, Cast, Mul); its own derivative: the same mask for dy, 0 for z (a step)
 relu_grad   = defop("ReluGrad",   lambda g, z: g * (z > 0),
                     lambda op, dy: (relu_grad(dy, op.y) if op.needs[0] else None,
@@ -57,7 +69,7 @@ one_hot_op  = defop("OneHot", lambda i, depth, on, off, dtype: np.where(np.arang
 
 
 def _softmax_axis(op_name, logits, axis):
-    axis = -1 if axis is None else int(_plain(axis))
+    axis = -1 if axis is None else integer(axis, op_name, "axis")
     shape = np.shape(_plain(logits))
     if not -len(shape) <= axis < len(shape):
         raise InvalidArgumentError(
@@ -85,7 +97,7 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     """
     on, off, dtype = _one_hot_values(on_value, off_value, dtype)
     plain = _plain(indices)
-    if not isinstance(indices, TensorLike) and plain.dtype.kind == "f" and np.all(plain == np.round(plain)):
+    if isinstance(indices, np.ndarray) and plain.dtype.kind == "f" and np.all(plain == np.round(plain)):
         indices = plain.astype(np.int64)  # numpy floats holding whole numbers, as TensorFlow converts them
     elif plain.dtype.kind not in "iu":
         raise TypeError(f"one_hot: indices must be integers, not {plain.dtype}; cast them with mt.cast")
@@ -94,9 +106,10 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
         raise InvalidArgumentError(
             f"one_hot: axis {axis} is out of range for a result of rank {rank}; use -1..{rank - 1}"
         )
-    if int(depth) < 0:
+    depth = integer(depth, "one_hot", "depth")
+    if depth < 0:
         raise InvalidArgumentError(f"one_hot: depth must be non-negative, got {depth}")
-    result = one_hot_op(indices, depth=int(depth), on=on, off=off, dtype=dtype)
+    result = one_hot_op(indices, depth=depth, on=on, off=off, dtype=dtype)
     if axis is None or axis == -1:
         return result
     from minitape.ops.array_ops import transpose
@@ -143,10 +156,6 @@ def _one_hot_values(on_value, off_value, dtype):
         )
     values = [given[w].numpy() if w in given else np.asarray(d) for w, d in (("on_value", 1), ("off_value", 0))]
     return values[0], values[1], dtype
-
-
-def _plain(v):
-    return v._array() if isinstance(v, TensorLike) else np.asarray(v)
 
 
 def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None):
@@ -287,7 +296,7 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     return where(positive, logits, 0) - logits * labels + log1p(exp(where(positive, -logits, logits)))
 
 
-def silu(features, beta=1.0, name=None):
+def silu(features, beta=1.0):  # no name: TensorFlow's silu has none
     """x * sigmoid(beta x), also called swish."""
     return features * sigmoid(features * beta)
 
@@ -307,5 +316,8 @@ def leaky_relu(features, alpha=0.2, name=None):
 
 
 def l2_loss(t, name=None):
-    """sum(t ** 2) / 2"""
+    """sum(t ** 2) / 2, of a floating-point tensor (TensorFlow has no integer kernel: 5 // 2 would be 2)."""
+    t = t if isinstance(t, TensorLike) else convert_to_tensor(t)
+    if not t.dtype.is_floating:
+        raise TypeError(f"l2_loss {NOT_FLOATING.format(t.dtype.name)}")
     return reduce_sum(t * t) / 2

@@ -9,6 +9,7 @@ import numpy as np
 from minitape.engine.opdef import defop
 from minitape.ops.array_ops import pad_op, reshape, reshape_op, strided_slice_op, transpose_op
 from minitape.ops.math_ops import broadcast_to, cast, equal, exp
+from minitape.values.errors import InvalidArgumentError
 
 
 def _axes(axis, rank):
@@ -121,6 +122,8 @@ def _arg_extreme(np_fn):
         if np.ndim(axis) != 0:
             raise TypeError(f"axis must be one whole number (an int), not {axis!r}: the search runs along one axis")
         (axis,) = _axes(axis, a.ndim)  # refuses 1.5, True and an axis out of range
+        if a.shape[axis] == 0:  # TensorFlow's words (numpy's: "attempt to get argmax of an empty sequence")
+            raise InvalidArgumentError(f"Reduction axis {axis} is empty in shape {list(a.shape)}: no entry to pick")
         if a.dtype.kind == "f" and np.isnan(a).any():  # TensorFlow passes over NaN, numpy stops at the first
             a = np.where(np.isnan(a), -np.inf if np_fn is np.argmax else np.inf, a)
         return np_fn(a, axis=axis).astype(np.int64)

@@ -14,6 +14,7 @@ import numpy as np
 
 from minitape.engine.opdef import defop
 from minitape.ops.api import cast, equal, zeros
+from minitape.ops.options import BAD_INDICES, only_default
 from minitape.ops.shape_ops import first_outside, gather_nd
 from minitape.values.convert import convert_to_tensor
 from minitape.values.errors import InvalidArgumentError
@@ -83,7 +84,8 @@ min_op = defop("TensorScatterMin", _scatter("tensor_scatter_nd_min", np.minimum.
 def _public(op: Any, what: str) -> Any:
     """TensorFlow's signature, keywords included: tensor_scatter_nd_add(tensor, indices=..., updates=...)."""
 
-    def scatter(tensor: Any, indices: Any, updates: Any, name: str | None = None) -> Any:
+    def scatter(tensor: Any, indices: Any, updates: Any, bad_indices_policy: str = "", name: str | None = None) -> Any:
+        only_default(op.forward.__name__, "bad_indices_policy", bad_indices_policy, *BAD_INDICES)
         return op(tensor, indices, updates)
 
     scatter.__name__ = scatter.__qualname__ = op.forward.__name__
@@ -93,13 +95,20 @@ def _public(op: Any, what: str) -> Any:
 
 tensor_scatter_nd_add = _public(add_op, "added")
 tensor_scatter_nd_sub = _public(sub_op, "subtracted")
-tensor_scatter_nd_update = _public(update_op, "written")
+
+
+def tensor_scatter_nd_update(tensor: Any, indices: Any, updates: Any, name: str | None = None) -> Any:
+    """A copy of `tensor` with `updates` written at `indices` (index tuples, as gather_nd's)."""
+    return update_op(tensor, indices, updates)
+
+
 tensor_scatter_nd_max = _public(max_op, "kept where larger")
 tensor_scatter_nd_min = _public(min_op, "kept where smaller")
 
 
-def scatter_nd(indices: Any, updates: Any, shape: Any, name: str | None = None) -> Any:
+def scatter_nd(indices: Any, updates: Any, shape: Any, bad_indices_policy: str = "", name: str | None = None) -> Any:
     """A tensor of zeros of `shape` with `updates` added at `indices` (repeated indices add up)."""
+    only_default("scatter_nd", "bad_indices_policy", bad_indices_policy, *BAD_INDICES)
     updates = convert_to_tensor(updates)  # a Python list of ints is int32, as in TensorFlow
     size = [int(n) for n in np.ravel(shape._array() if isinstance(shape, TensorLike) else shape)]
     return add_op(zeros(size, updates.dtype), indices, updates)

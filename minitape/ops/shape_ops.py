@@ -10,16 +10,14 @@ import numpy as np
 from minitape.engine.tensor import Tensor
 from minitape.ops.api import broadcast_to, gather, reshape
 from minitape.ops.api import strided_slice as _index  # x[key]: the op both build on
+from minitape.ops.array_ops import strided_slice_op
+from minitape.ops.options import BAD_INDICES, integer, only_default
+from minitape.values.convert import as_array as _plain
 from minitape.values.errors import InvalidArgumentError
-from minitape.values.tensor_like import TensorLike
-
-
-def _plain(value: Any) -> np.ndarray:
-    return value._array() if isinstance(value, TensorLike) else np.asarray(value)
 
 
 def _axis(op_name: str, axis: Any, rank: int) -> int:
-    axis = int(_plain(axis))
+    axis = integer(axis, op_name, "axis")
     if not -rank <= axis < rank:
         raise InvalidArgumentError(f"{op_name}: axis {axis} is out of range for a tensor of rank {rank}")
     return axis % rank
@@ -118,7 +116,7 @@ def split(value: Any, num_or_size_splits: Any, axis: Any = 0, num: Any = None, n
     n = shape[axis]
     sizes = np.asarray(_plain(num_or_size_splits)).ravel().tolist()
     if np.ndim(_plain(num_or_size_splits)) == 0:
-        parts = int(sizes[0])
+        parts = integer(sizes[0], "split", "num_or_size_splits")
         if parts <= 0 or n % parts:
             raise InvalidArgumentError(
                 f"split: {parts} equal parts do not divide axis {axis} of size {n} (shape {list(shape)}); "
@@ -189,9 +187,12 @@ def ensure_shape(x: Any, shape: Any, name: str | None = None) -> Any:
     return x
 
 
-def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: str | None = None) -> Tensor:
+def gather_nd(
+    params: Any, indices: Any, batch_dims: int = 0, name: str | None = None, bad_indices_policy: str = ""
+) -> Tensor:
     """Pick entries or slices of `params` by index tuples: indices[..., :] is one (i, j, ...) position each;
     the result has shape indices.shape[:-1] + params.shape[indices.shape[-1]:]. Differentiable in params."""
+    only_default("gather_nd", "bad_indices_policy", bad_indices_policy, *BAD_INDICES)
     if batch_dims != 0:
         raise NotImplementedError("gather_nd with batch_dims != 0 is not supported by minitape")
     index = np.asarray(_plain(indices))
@@ -209,7 +210,7 @@ def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: str | None =
         )
     if index.shape[-1] == 0:  # no coordinates: each index tuple picks the whole of params
         return broadcast_to(params, index.shape[:-1] + tuple(shape))
-    return _index(params, tuple(np.moveaxis(index, -1, 0)))
+    return strided_slice_op(params, key=tuple(np.moveaxis(index, -1, 0)))  # numpy's array indexing: x[key] refuses it
 
 
 def first_outside(index: np.ndarray, shape: tuple) -> list | None:

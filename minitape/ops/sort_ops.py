@@ -12,12 +12,9 @@ from minitape.engine.opdef import defop
 from minitape.engine.tensor import Tensor
 from minitape.function.trace import runs_each_call
 from minitape.ops.math_ops import cast
+from minitape.ops.options import integer
+from minitape.values.convert import as_array as _plain
 from minitape.values.errors import InvalidArgumentError
-from minitape.values.tensor_like import TensorLike
-
-
-def _plain(value: Any) -> np.ndarray:
-    return value._array() if isinstance(value, TensorLike) else np.asarray(value)
 
 
 def _full_index(indices: np.ndarray, axis: int) -> tuple:
@@ -71,14 +68,21 @@ def _direction(name: str, direction: str) -> bool:
 def argsort(values: Any, axis: int = -1, direction: str = "ASCENDING", stable: bool = False, name: Any = None):
     """The indices that sort `values` along `axis` (int32, as TensorFlow); equal values keep their order."""
     array = _plain(values)
-    axis = _checked_axis("argsort", int(axis), array.ndim)
+    axis = _checked_axis("argsort", integer(axis, "argsort", "axis"), array.ndim)
     return _order_tensor(values, axis, _direction("argsort", direction), np.int32)
+
+
+def _numbers(array: np.ndarray, op: str) -> np.ndarray:
+    """TensorFlow sorts numbers only: a bool tensor is refused (numpy would order False before True)."""
+    if array.dtype.kind == "b":
+        raise InvalidArgumentError(f"{op}: a bool tensor has no order here; cast it first, e.g. mt.cast(x, mt.int32)")
+    return array
 
 
 def sort(values: Any, axis: int = -1, direction: str = "ASCENDING", name: Any = None) -> Tensor:
     """`values` sorted along `axis`; the gradient goes back to where each value came from."""
-    array = _plain(values)
-    axis = _checked_axis("sort", int(axis), array.ndim)
+    array = _numbers(_plain(values), "sort")
+    axis = _checked_axis("sort", integer(axis, "sort", "axis"), array.ndim)
     return take_along_op(values, _order_tensor(values, axis, _direction("sort", direction), np.int64), axis=axis)
 
 
@@ -88,8 +92,8 @@ TopKV2 = namedtuple("TopKV2", ["values", "indices"])
 def top_k(input: Any, k: int = 1, sorted: bool = True, index_type: Any = None, name: Any = None) -> TopKV2:
     """The k largest entries of the last axis and their indices (int32); among equal values the lower index
     comes first. The values are differentiable."""
-    array = _plain(input)
-    k = int(k)
+    array = _numbers(_plain(input), "top_k")
+    k = integer(k, "top_k", "k")
     if array.ndim == 0 or not 0 <= k <= array.shape[-1]:
         raise InvalidArgumentError(f"top_k: k={k} must be in [0, {array.shape[-1] if array.ndim else 0}]")
     order = _order_tensor(input, -1, True, np.int64, k)

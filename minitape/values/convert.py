@@ -13,7 +13,7 @@ from minitape.values.errors import InvalidArgumentError
 from minitape.values.tensor_like import TensorLike
 
 
-def _default_dtype(value: Any) -> DType:
+def _default_dtype(value: Any, hinted: bool = False) -> DType:
     """TensorFlow's defaults: numpy keeps its dtype; Python floats become float32, ints int32 (int64 if too big).
 
     In a list, as in TensorFlow, a tensor's dtype wins, and otherwise the first number decides whether a float
@@ -26,6 +26,11 @@ def _default_dtype(value: Any) -> DType:
         return _one_dtype(tensors)
     array = _rectangular(value)
     kind = array.dtype.kind
+    if kind in "iuf" and not hinted and isinstance(value, (list, tuple)) and _holds_bool(value):
+        raise ValueError(  # numpy would read True as 1; given a dtype hint, TensorFlow converts it, as here
+            f"Can't convert Python sequence with mixed types to Tensor: {value!r} mixes bools with numbers; "
+            "write the numbers (1 and 0), or compare to get bools"
+        )
     if kind == "f":
         first = _first_number(value)  # a numpy float: its dtype; a Python float or any int: float32
         numpy_float = isinstance(first, (np.ndarray, np.generic)) and first.dtype.kind == "f"
@@ -72,9 +77,10 @@ def _one_dtype(tensors: list) -> DType:
 
 
 def _rectangular(value: Any) -> np.ndarray:
-    """`value` as a numpy array; a nested list whose rows differ in length is refused as TensorFlow refuses it."""
+    """`value` as a numpy array; a nested list whose rows differ in length is refused as TensorFlow refuses it,
+    and so are values that are not numbers (None, dicts, sets, generators)."""
     try:
-        return np.asarray(value)
+        array = np.asarray(value)
     except ValueError as err:
         if "inhomogeneous" not in str(err):
             raise
@@ -82,6 +88,51 @@ def _rectangular(value: Any) -> np.ndarray:
             f"can't convert a non-rectangular Python sequence to a tensor: {value!r} has rows of different "
             "lengths. Pad the rows to one length (or use one tensor per row)"
         ) from None
+    if array.dtype.kind == "O":
+        _refuse_objects(value)
+    return array
+
+
+def as_array(value: Any) -> np.ndarray:
+    """An op argument's value as numpy, for reading its shape or dtype: a list whose rows differ in length, or
+    holding None, a dict, a set, is refused in our words (numpy's would say "inhomogeneous" or make objects)."""
+    if isinstance(value, TensorLike):
+        return value._array()
+    return _rectangular(value) if isinstance(value, (list, tuple)) else np.asarray(value)
+
+
+_OBJECT_HINTS = {
+    type(None): "a None often means a function returned nothing, or an optional value was left out",
+    dict: "a dict has no order as a tensor: pass its values, e.g. list(d.values())",
+    set: "a set has no order: make it a list first, e.g. sorted(s)",
+}
+
+
+def _refuse_objects(value: Any) -> None:
+    """Name the first element that is not a number (TensorFlow's words first) and say what to do instead."""
+    bad = _first_non_number(value) if isinstance(value, (list, tuple)) else value
+    hint = _OBJECT_HINTS.get(type(bad), "tensors hold numbers and bools; convert it to numbers first")
+    if hasattr(bad, "__next__"):
+        hint = "a generator or iterator is read once, lazily: make it a list first, e.g. list(gen)"
+    raise ValueError(f"Attempt to convert a value ({bad!r}) with an unsupported type ({type(bad)}) to a Tensor: {hint}")
+
+
+def _first_non_number(value: Any) -> Any:
+    """The first leaf of a nested list that is not a number (the value itself if it is no list; None if none)."""
+    if not isinstance(value, (list, tuple)):
+        return None if isinstance(value, (int, float, np.generic, np.ndarray)) else value
+    for item in value:
+        found = _first_non_number(item)
+        if found is not None:
+            return found
+    return None
+
+
+def _holds_bool(value: list | tuple) -> bool:
+    """Is there a Python bool anywhere in this nested list (of numbers, else numpy would have said bool)?"""
+    return any(
+        isinstance(item, (bool, np.bool_)) or (isinstance(item, (list, tuple)) and _holds_bool(item)) for item in value
+    )
 
 
 def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None = None) -> Tensor:
@@ -146,7 +197,7 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
         packed = _pack(value, _one_dtype(tensors))
         return packed if dtype is None else convert_to_tensor(packed, dtype=dtype)
     if dtype is None and dtype_hint is not None:
-        natural = _default_dtype(value)
+        natural = _default_dtype(value, hinted=True)
         hint = as_dtype(dtype_hint)
         if natural.is_floating and not hint.is_floating:
             raise TypeError(f"cannot convert {value!r} to a tensor of dtype {hint.name}")

@@ -84,26 +84,26 @@ _BY_ENUM = {  # TensorFlow's types.proto numbering, which as_dtype also accepts
 }  # fmt: skip
 
 
-def as_dtype(value: Any) -> DType:
+def as_dtype(type_value: Any) -> DType:
     """Return the DType for a DType, a name ('float32'), a numpy dtype or a Python type."""
-    if isinstance(value, DType):
-        return value
-    if isinstance(value, np.dtype) and value.type in _BY_SCALAR_TYPE:
-        return _BY_SCALAR_TYPE[value.type]
-    if value is float:
+    if isinstance(type_value, DType):
+        return type_value
+    if isinstance(type_value, np.dtype) and type_value.type in _BY_SCALAR_TYPE:
+        return _BY_SCALAR_TYPE[type_value.type]
+    if type_value is float:
         return float32
-    if value is int:
+    if type_value is int:
         return int32
-    if type(value) is int and value in _BY_ENUM:  # TensorFlow's DataType numbers: tf.zeros(1, 1) is float32
-        return _BY_ENUM[value]
+    if type(type_value) is int and type_value in _BY_ENUM:  # TensorFlow's DataType numbers: tf.zeros(1, 1) is float32
+        return _BY_ENUM[type_value]
     try:
-        name = np.dtype(value).name
+        name = np.dtype(type_value).name
     except TypeError:
         raise TypeError(
-            f"cannot interpret {value!r} as a dtype; use one of {', '.join('mt.' + n for n in _BY_NAME)}"
+            f"cannot interpret {type_value!r} as a dtype; use one of {', '.join('mt.' + n for n in _BY_NAME)}"
         ) from None
     if name not in _BY_NAME:
-        kind = np.dtype(value).kind
+        kind = np.dtype(type_value).kind
         why = _UNSUPPORTED_KINDS.get(kind, "")
         raise TypeError(
             f"dtype {'string' if kind in 'US' else name} is not supported by minitape{why}; "

@@ -10,9 +10,9 @@ from typing import Any as _Any
 __all__ = ["assert_same_structure", "flatten", "is_nested", "map_structure", "pack_sequence_as"]
 
 
-def is_nested(structure: _Any) -> bool:
-    """Whether `structure` is a list, tuple or dict (so flatten looks inside it), even an empty one."""
-    return isinstance(structure, (list, tuple, dict))
+def is_nested(seq: _Any) -> bool:
+    """Whether `seq` is a list, tuple or dict (so flatten looks inside it), even an empty one."""
+    return isinstance(seq, (list, tuple, dict))
 
 
 _is_sequence = is_nested

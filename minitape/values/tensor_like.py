@@ -282,7 +282,7 @@ def on_own_line(text: str) -> str:
 
 _SLICE_ASSIGN = (
     "minitape leaves out assignment into variable slices: v[1] is a new tensor, not a view of v. "
-    "Update the whole variable instead, e.g. v.assign(mt.tensor_scatter_nd_update(v, [[1]], [10.0])) "
+    "Write the entries with the variable's scatter_nd_update instead, e.g. v.scatter_nd_update([[1]], [10.0]) "
     "(for v[1:3], the indices [[1], [2]] and two values); a tensor itself is immutable: make a new one"
 )
 

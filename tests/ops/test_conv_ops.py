@@ -111,7 +111,7 @@ def test_max_pool_gradient_goes_to_the_first_maximum_on_ties():
 def test_float32_stays_float32():
     x = mt.constant(np.zeros((1, 4, 4, 2), np.float32))
     w = mt.constant(np.zeros((3, 3, 2, 5), np.float32))
-    assert conv_ops.conv2d(x, w, padding="same").dtype == mt.float32
+    assert conv_ops.conv2d(x, w, padding="SAME").dtype == mt.float32
     assert conv_ops.max_pool2d(x, 2, 2).dtype == mt.float32
 
 
@@ -139,7 +139,7 @@ def test_conv2d_errors_name_the_op_and_shapes(x_shape, w_shape, pattern):
 def test_pool_and_padding_errors():
     with pytest.raises(InvalidArgumentError, match=r"max_pool2d needs a 4-D.*x\[..., None\]"):
         conv_ops.max_pool2d(mt.constant(np.zeros((4, 4))), 2, 2)
-    with pytest.raises(ValueError, match="padding must be 'SAME' or 'VALID'"):
+    with pytest.raises(ValueError, match='padding must be "SAME" or "VALID"'):
         conv_ops.conv2d(mt.constant(np.zeros((1, 4, 4, 1))), mt.constant(np.zeros((2, 2, 1, 1))), padding="full")
 
 

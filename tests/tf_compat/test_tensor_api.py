@@ -149,7 +149,7 @@ def test_tensors_are_unhashable_but_have_refs():
 def test_indexing_values_match_numpy():
     n = np.arange(24.0).reshape(2, 3, 4)
     x = mt.constant(n)
-    keys = [1, -1, (0, 2), slice(1, None), (Ellipsis, 1), (slice(None), [2, 0]), (None, 1), (1, slice(None, None, -2))]
+    keys = [1, -1, (0, 2), slice(1, None), (Ellipsis, 1), (None, 1), (1, slice(None, None, -2))]
     for key in keys:
         np.testing.assert_array_equal(x[key].numpy(), n[key], err_msg=str(key))
     np.testing.assert_array_equal(x[n > 20].numpy(), n[n > 20])
