@@ -64,11 +64,13 @@ _BY_NAME = {
 
 
 def get(identifier: Any) -> Initializer:
-    """An initializer from a name ('glorot_uniform'), an Initializer, or a callable(shape, dtype)."""
+    """An initializer from a name ('glorot_uniform'), an Initializer or its class, or a callable(shape, dtype)."""
     if isinstance(identifier, str):
         if identifier not in _BY_NAME:
             raise ValueError(f"Unknown initializer: {identifier!r}. Use one of {sorted(_BY_NAME)}.")
         return _BY_NAME[identifier]()
+    if isinstance(identifier, type):  # a class, not an instance (`initializer=keras.initializers.Ones`): Keras 3
+        return identifier()  # makes one with its defaults
     if callable(identifier):
         return identifier
     raise ValueError(f"Could not interpret initializer {identifier!r}: pass a name, an Initializer or a callable")

@@ -8,6 +8,7 @@ Override `train_step` to customise training and keep `fit`'s loop and progress b
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +25,15 @@ from minitape.ops.api import add_n
 from minitape.ops.math_ops import cast
 from minitape.values import nest
 
+# Keras 3.15's warnings for Keras 2's names in a train_step, word for word
+_COMPILED_METRICS_DEPRECATED = (
+    "`model.compiled_metrics()` is deprecated. Instead, use e.g.:\n```\nfor metric in self.metrics:\n"
+    "    metric.update_state(y, y_pred)\n```\n"
+)
+_COMPILED_LOSS_DEPRECATED = (
+    "`model.compiled_loss()` is deprecated. Instead, use `model.compute_loss(x, y, y_pred, sample_weight, training)`."
+)
+
 
 class Model(Layer):
     """A layer that can be trained: `compile`, then `fit`, `evaluate`, `predict`.
@@ -38,7 +48,7 @@ class Model(Layer):
         super().__init__(**kwargs)
         self.optimizer: Any = None
         self.loss: Any = None
-        self.compiled_metrics: list = []
+        self._metric_pairs: list = []  # (output index or None, metric), in compile's order
         self.stop_training = False
         self._graph: symbolic.Graph | None = None
         if inputs is not None or outputs is not None:
@@ -115,6 +125,8 @@ class Model(Layer):
         return super().layers
 
     def _convert(self, inputs: Any) -> Any:
+        if isinstance(self, Sequential):  # one input: a list is refused before its items are converted one by one
+            inputs = symbolic.one_input(inputs, self._input_shape_arg, self.name)
         if self._graph is None:
             return super()._convert(inputs)
         return inputs  # each layer converts what it receives; integer inputs (for Embedding) stay integers
@@ -133,7 +145,7 @@ class Model(Layer):
 
     def call(self, inputs: Any, training: bool = False) -> Any:
         if self._graph is not None:
-            return self._graph.run(inputs, training)
+            return self._graph.run(inputs, training, self.name)
         raise NotImplementedError(f"{type(self).__name__} must define call(self, inputs) with the forward pass")
 
     # ---- configuration -----------------------------------------------------------------------------
@@ -159,18 +171,22 @@ class Model(Layer):
             loss, self, "loss", lambda item: losses_module.for_compile(item) if item is not None else None
         )
         self.loss_weights = loss_weights
-        if isinstance(self.loss, (list, dict)) or len(self.outputs) > 1 or isinstance(metrics, dict):
-            self.compiled_metrics = self._multi_output_metrics(metrics)
+        self._given_loss = loss
+        per_output = isinstance(self.loss, (list, dict)) or len(self.outputs) > 1 or isinstance(metrics, dict)
+        if per_output or compile_utils.is_list_of_lists(metrics):
+            self._metric_pairs = self._multi_output_metrics(metrics)
         else:
-            self.compiled_metrics = [(None, metrics_module.get(m, self.loss)) for m in (metrics or [])]
+            self._metric_pairs = [(None, metrics_module.get(m, self.loss)) for m in (metrics or [])]
         ordered = lambda structure: nest.flatten(compile_utils.ordered(self, structure))  # noqa: E731
-        self._compile_metrics = metrics_module.CompileMetrics(self.compiled_metrics, ordered)
+        self._compile_metrics = metrics_module.CompileMetrics(self._metric_pairs, ordered)
         self._loss_tracker = metrics_module.Mean(name="loss")
         self._output_loss_trackers = self._per_output_loss_trackers()
 
     def _per_output_loss_trackers(self) -> list:
         """As Keras 3: with a loss on more than one output, each output's loss (unweighted) is logged as 'name_loss'."""
         names = self.output_names
+        if not names and isinstance(self.loss, list):  # a subclassed model's outputs: named after their losses
+            names = [_loss_label(raw) for raw in self._given_loss]
         if len(names) < 2:
             return []
         if isinstance(self.loss, dict):
@@ -188,13 +204,10 @@ class Model(Layer):
         if metrics is None:
             return []
         if not names:
-            raise ValueError(
-                "compile: metrics per output (a dict, or a list of lists) need a functional model whose outputs "
-                "have names; for one output pass a plain list, e.g. metrics=['accuracy']"
-            )
+            return self._metrics_per_position(metrics)
         if isinstance(metrics, dict):
             per_output = [metrics.get(n, []) for n in names]
-        elif metrics and all(isinstance(m, (list, tuple)) or m is None for m in metrics):
+        elif compile_utils.is_list_of_lists(metrics):
             per_output = list(metrics)
         else:
             per_output = [metrics] * len(names)
@@ -203,9 +216,44 @@ class Model(Layer):
         for index, (name, group, loss) in enumerate(zip(names, per_output, losses)):
             for m in [group] if not isinstance(group, (list, tuple)) else group or []:
                 metric = metrics_module.get(m, loss)
-                metric.name = f"{name}_{metric.name}"
+                if len(names) > 1:  # Keras 3 puts the output's name first only when there are several
+                    metric.name = f"{name}_{metric.name}"
                 out.append((index, metric))
         return out
+
+    def _metrics_per_position(self, metrics: Any) -> list:
+        """A subclassed model's outputs have no names: a list of lists gives each output (in the order `call`
+        returns them) its metrics, logged under their own names, as Keras 3 does (a repeated name gets '_1')."""
+        if not compile_utils.is_list_of_lists(metrics):
+            raise ValueError(
+                f"compile: metrics={metrics!r} does not say which output each metric is for (Keras 3 refuses it too: "
+                "they must match the output structure of the model). A subclassed model's outputs have no names, so "
+                "give a list of lists, one list per output in the order call() returns them, e.g. "
+                "metrics=[['accuracy'], ['mae']] (None for an output without metrics)"
+            )
+        out = []
+        for index, group in enumerate(metrics):
+            out += [(index, metrics_module.get(m)) for m in group or [] if m is not None]
+        taken: dict[str, int] = {}
+        for _, metric in out:
+            seen = taken.get(metric.name, 0)
+            taken[metric.name] = seen + 1
+            if seen:
+                metric.name = f"{metric.name}_{seen}"
+        return out
+
+    @property
+    def compiled_metrics(self) -> Any:
+        """Keras 2's name for the compiled metrics (`self.compiled_metrics.update_state(y, y_pred)` in a
+        train_step): Keras 3 still gives them, with a deprecation warning, and so does minitape."""
+        warnings.warn(_COMPILED_METRICS_DEPRECATED, stacklevel=2)
+        return getattr(self, "_compile_metrics", None)
+
+    def compiled_loss(self, y: Any, y_pred: Any, sample_weight: Any = None, regularization_losses: Any = None) -> Any:
+        """Keras 2's loss call in a train_step: Keras 3 keeps it, deprecated, as `compute_loss(x=None, y, y_pred,
+        sample_weight)` (with `model.losses` added), and so does minitape."""
+        warnings.warn(_COMPILED_LOSS_DEPRECATED, stacklevel=2)
+        return self.compute_loss(x=None, y=y, y_pred=y_pred, sample_weight=sample_weight)
 
     @property
     def metrics(self) -> list:
@@ -213,7 +261,7 @@ class Model(Layer):
         if not hasattr(self, "_loss_tracker"):
             return []
         per_output = [m for m in self._output_loss_trackers if m is not None]
-        return [self._loss_tracker, *([self._compile_metrics] if self.compiled_metrics else []), *per_output]
+        return [self._loss_tracker, *([self._compile_metrics] if self._metric_pairs else []), *per_output]
 
     @property
     def metrics_names(self) -> list[str]:
@@ -444,6 +492,13 @@ class Model(Layer):
     export = unsupported.method("keras.Model", "export")
 
 
+def _loss_label(loss: Any) -> str:
+    """How Keras 3 names an output's loss when the output has no name: the string given, or the loss's name."""
+    if isinstance(loss, str):
+        return loss
+    return getattr(loss, "name", None) or getattr(loss, "__name__", "loss")
+
+
 def __getattr__(name: str) -> Any:
     """`keras.models.load_model` and friends: an error that says they are missing and what to use instead."""
     raise unsupported.missing("keras.models", name)
@@ -460,6 +515,8 @@ class Sequential(Model):
             self.add(layer)
 
     def add(self, layer: Any) -> None:
+        if isinstance(layer, InputLayer):  # Sequential([InputLayer(shape=(4,)), ...]): its tensor starts the model
+            layer = layer.output
         if isinstance(layer, symbolic.KerasTensor):
             if self._stack or layer.node is not None:
                 raise ValueError("Sequential: a keras.Input can only come first")
@@ -522,7 +579,9 @@ class Sequential(Model):
         return list(self._stack)
 
     def call(self, inputs: Any, training: bool = False) -> Any:
-        outputs = inputs if self._input_shape_arg is None else symbolic.adjust_rank(inputs, self._input_shape_arg)
+        outputs = inputs
+        if self._input_shape_arg is not None:
+            outputs = symbolic.checked_input(outputs, self._input_shape_arg, "Input 0", self.name)
         for layer in self._stack:
             outputs = layer(outputs, training=training)
         return outputs
@@ -531,8 +590,17 @@ class Sequential(Model):
 class InputLayer(Layer):
     """The first entry of a functional model's `layers`: where an Input enters. No weights; passes data on."""
 
-    def __init__(self, shape: tuple, batch_size: int | None = None, dtype: Any = None, name: str | None = None):
-        super().__init__(name=name or backend.unique_name("input_layer"), dtype=dtype)
+    def __init__(
+        self,
+        shape: Any = None,
+        batch_size: int | None = None,
+        dtype: Any = None,
+        name: str | None = None,
+        batch_shape: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        shape, batch_size = _input_layer_shape(shape, batch_size, batch_shape, kwargs)
+        super().__init__(name=name or backend.unique_name("input_layer"), dtype=dtype, **kwargs)
         tensor = symbolic.KerasTensor((batch_size, *shape), self.dtype, name=self.name)
         tensor.input_layer = self
         node = symbolic.Node(self, tensor)
@@ -540,6 +608,21 @@ class InputLayer(Layer):
         self._inbound_node = node  # input and output are both the Input tensor
         self._output_shape = tensor.shape
         self.built = True
+
+
+def _input_layer_shape(shape: Any, batch_size: Any, batch_shape: Any, kwargs: dict) -> tuple[tuple, Any]:
+    """InputLayer's shape without the batch axis, and its batch size: Keras 2's `input_shape=` and
+    `batch_input_shape=` are read as Keras 3 reads them (the first with its deprecation warning)."""
+    if "input_shape" in kwargs:
+        warnings.warn("Argument `input_shape` is deprecated. Use `shape` instead.", stacklevel=3)
+        shape = kwargs.pop("input_shape")
+    if "batch_input_shape" in kwargs:
+        batch_shape = kwargs.pop("batch_input_shape")
+    if batch_shape is not None:
+        batch_size, shape = batch_shape[0], tuple(batch_shape[1:])
+    if shape is None:
+        raise ValueError("InputLayer needs a shape, e.g. InputLayer(shape=(784,)) (the batch axis is left out)")
+    return ((shape,) if isinstance(shape, int) else tuple(shape)), batch_size
 
 
 def Input(  # noqa: N802 - Keras' name

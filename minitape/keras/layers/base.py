@@ -182,6 +182,40 @@ class Layer(Module):
             constraints.register(variable, constraint)
         return variable
 
+    def add_variable(self, *args: Any, **kwargs: Any) -> Variable:
+        """Keras 3's `add_variable(shape, initializer, ...)`: `add_weight` with the shape first.
+
+        Keras 2's `add_variable` took the name first (`add_variable("w", shape=[2])`); Keras 3 reads that name as
+        the shape and fails, and so does minitape, with the Keras 3 spelling in the error.
+        """
+        if args and isinstance(args[0], str):
+            given = args[0]
+            raise TypeError(
+                f"{type(self).__name__}.add_variable takes the shape first, as in Keras 3: "
+                f"add_variable(shape, initializer, name={given!r}); Keras 2's add_variable({given!r}, shape=...) "
+                f"is written add_weight(name={given!r}, shape=...) in Keras 3"
+            )
+        return self._add_variable(*args, **kwargs)
+
+    def _add_variable(
+        self,
+        shape: Any = None,
+        initializer: Any = None,
+        dtype: Any = None,
+        trainable: bool = True,
+        autocast: bool = True,
+        regularizer: Any = None,
+        constraint: Any = None,
+        name: str | None = None,
+        **kwargs: Any,
+    ) -> Variable:
+        if kwargs:
+            raise TypeError(f"{type(self).__name__}.add_variable: unexpected keyword argument(s) {sorted(kwargs)}")
+        return self.add_weight(
+            name=name, shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
+            trainable=trainable, constraint=constraint,
+        )  # fmt: skip
+
     def add_loss(self, loss: Any) -> None:
         """Add a scalar (e.g. a penalty computed in `call`) to `layer.losses`; `fit` adds them to the loss.
 
@@ -444,3 +478,8 @@ def incompatible(layer: Layer, shape: tuple, expected: str, fix: str = "", which
         f"{expected}, but received an input of shape {tuple(shape)}."
     )
     return ValueError(message + (f" {fix}" if fix else ""))
+
+
+def is_positive_int(value: Any) -> bool:
+    """A Python int above 0, as Keras 3 asks of a layer's sizes (2.5, '3' and numpy's int64 are refused there)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
