@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from minitape.engine.tape import GradientTape
-from minitape.keras import backend, compile_utils, data_adapter, loops, symbolic, unsupported
+from minitape.keras import backend, compile_utils, data_adapter, loops, model_config, symbolic, unsupported
 from minitape.keras import losses as losses_module
 from minitape.keras import metrics as metrics_module
 from minitape.keras import optimizers as optimizers_module
@@ -59,13 +59,19 @@ class Model(Layer):
             self.built = True
 
     def get_config(self) -> dict:
-        """Keras 3's base keys for a subclassed model; a functional model's graph cannot be written out here."""
+        """A functional model's architecture (its layers and how they are called), as Keras 3 writes it; for a
+        subclassed model, Keras 3's base keys (add your __init__'s arguments by overriding it)."""
         if self._graph is not None:
-            raise NotImplementedError(
-                "minitape cannot write a functional model's graph as a config; to copy a model, call the code that "
-                "built it again, then new.set_weights(old.get_weights())"
-            )
+            return model_config.functional_config(self)
         return super().get_config()
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: dict | None = None) -> Any:
+        """A new model from `get_config()`: a functional one is rebuilt layer by layer (with new weights:
+        copy them with `new.set_weights(old.get_weights())`); a subclassed one is `cls(**config)`."""
+        if "input_layers" in config and "layers" in config:
+            return model_config.functional_from_config(Model if cls is Model else cls, config, custom_objects)
+        return super().from_config(config)
 
     # ---- the functional API ------------------------------------------------------------------------
     @property
@@ -492,6 +498,17 @@ class Model(Layer):
     export = unsupported.method("keras.Model", "export")
 
 
+def clone_model(model: Model, input_tensors: Any = None, clone_function: Any = None, **kwargs: Any) -> Model:
+    """A new model with the same layers and new weights, as Keras 3's clone_model:
+    `model.__class__.from_config(model.get_config())` (copy the weights with `set_weights` if wanted)."""
+    if input_tensors is not None or clone_function is not None or kwargs:
+        raise NotImplementedError(
+            "clone_model: minitape clones a model as it is (no input_tensors, clone_function or call_function); "
+            "rebuild the parts you want to change with the functional API"
+        )
+    return type(model).from_config(model.get_config())  # a subclassed model: cls(**config), its own get_config
+
+
 def _loss_label(loss: Any) -> str:
     """How Keras 3 names an output's loss when the output has no name: the string given, or the loss's name."""
     if isinstance(loss, str):
@@ -542,6 +559,15 @@ class Sequential(Model):
             self._symbolic.append(given if given is not None else Input(batch_shape=self._input_shape_arg))
         for layer in self._stack[len(self._symbolic) - 1 :]:
             self._symbolic.append(layer(self._symbolic[-1]))
+
+    def get_config(self) -> dict:
+        """Keras 3's Sequential config: its layers in order (the InputLayer first, when the input shape is known)."""
+        return model_config.sequential_config(self)
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: dict | None = None) -> Any:
+        """A new Sequential with the same layers (new weights: copy them with `set_weights`)."""
+        return model_config.sequential_from_config(cls, config, custom_objects)
 
     def pop(self) -> Layer:
         if not self._stack:
@@ -599,6 +625,9 @@ class InputLayer(Layer):
         batch_shape: Any = None,
         **kwargs: Any,
     ) -> None:
+        if kwargs.pop("sparse", None) or kwargs.pop("ragged", None):
+            raise NotImplementedError("InputLayer: minitape has no sparse or ragged tensors")
+        kwargs.pop("optional", None)
         shape, batch_size = _input_layer_shape(shape, batch_size, batch_shape, kwargs)
         super().__init__(name=name or backend.unique_name("input_layer"), dtype=dtype, **kwargs)
         tensor = symbolic.KerasTensor((batch_size, *shape), self.dtype, name=self.name)
@@ -608,6 +637,10 @@ class InputLayer(Layer):
         self._inbound_node = node  # input and output are both the Input tensor
         self._output_shape = tensor.shape
         self.built = True
+
+    def get_config(self) -> dict:
+        """Keras 3's InputLayer config."""
+        return {"batch_shape": self._output_shape, "dtype": self.dtype, "sparse": False, "name": self.name}
 
 
 def _input_layer_shape(shape: Any, batch_size: Any, batch_shape: Any, kwargs: dict) -> tuple[tuple, Any]:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 _SAVE = (
-    "minitape saves weights, not whole models (it cannot write a model's architecture as a config): "
+    "minitape saves weights, not whole models (it writes no model files; get_config/from_config copy a model's "
+    "architecture within a session): "
     "`model.save_weights('model.weights.h5')` writes Keras 3's weights file, and after building the same "
     "model again with the same code, `model.load_weights('model.weights.h5')` restores it"
 )
@@ -27,7 +28,6 @@ _INSTEAD: dict[str, str] = {
     # keras.models.* / model methods
     "keras.models.load_model": _SAVE,
     "keras.models.save_model": _SAVE,
-    "keras.models.clone_model": "build a new model with the same code, then new.set_weights(old.get_weights())",
     "keras.models.model_from_json": _SAVE,
     "keras.Model.save": _SAVE,
     "keras.Model.to_json": _SAVE,

@@ -50,6 +50,8 @@ class Layer(Module):
 
             build_then_mark_built._sets_built = True  # type: ignore[attr-defined]
             cls.build = build_then_mark_built
+        if cls.__module__.startswith("minitape.keras.layers") and "__init__" in cls.__dict__:
+            cls.__init__ = _recording_arguments(cls.__dict__["__init__"])
 
     def __init__(
         self,
@@ -82,14 +84,19 @@ class Layer(Module):
     def get_config(self) -> dict:
         """What rebuilds this layer with `from_config`: Keras 3's base keys (its dtype is a name here, not a policy).
 
-        A layer whose __init__ takes more arguments adds them: `config = super().get_config(); config.update(...)`.
+        A built-in layer adds every argument of its constructor, as given or defaulted (objects such as
+        initializers stay objects: the config rebuilds the layer, it is not JSON). Your own layer whose __init__
+        takes more arguments adds them: `config = super().get_config(); config.update(...)`.
         """
-        return {
+        base = {
             "name": self.name,
             "trainable": self.trainable,
             "dtype": self.dtype,
             "activity_regularizer": self.activity_regularizer,
         }
+        if type(self).__module__.startswith("minitape.keras.layers"):  # a built-in layer: every argument of its
+            base.update({k: v for k, v in vars(self).get("_given_arguments", {}).items() if k not in base})  # call
+        return base
 
     @classmethod
     def from_config(cls, config: dict) -> Any:
@@ -432,9 +439,32 @@ class Layer(Module):
 
 # Layer attributes that hold no weights or sublayers of their own (or only ones found elsewhere): not walked
 _BOOKKEEPING = frozenset(
-    {"_regularized", "_call_losses", "_module_scope", "_inbound_node", "_graph", "_output_shape"}
+    {"_regularized", "_call_losses", "_module_scope", "_inbound_node", "_graph", "_output_shape", "_given_arguments"}
     | {"_states"}  # a stateful RNN's carried states: Variables, but not weights (Keras 3 leaves them out too)
 )
+
+
+def _recording_arguments(init: Any) -> Any:
+    """A built-in layer's __init__ that first keeps the arguments of the call (defaults filled in), for
+    get_config: the outermost class's own, since a subclass's __init__ runs before its parents'."""
+    signature = inspect.signature(init)
+
+    @functools.wraps(init)
+    def init_keeping_arguments(self: Layer, *args: Any, **kwargs: Any) -> None:
+        if "_given_arguments" not in vars(self):
+            bound = signature.bind(self, *args, **kwargs)
+            bound.apply_defaults()
+            given: dict[str, Any] = {}
+            for name, value in list(bound.arguments.items())[1:]:
+                kind = signature.parameters[name].kind
+                if kind is inspect.Parameter.VAR_KEYWORD:
+                    given.update(value)
+                elif kind is not inspect.Parameter.VAR_POSITIONAL:
+                    given[name] = value
+            object.__setattr__(self, "_given_arguments", given)
+        init(self, *args, **kwargs)
+
+    return init_keeping_arguments
 
 
 def _flat_tensors(outputs: Any) -> list[Any]:
