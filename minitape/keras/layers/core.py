@@ -34,9 +34,10 @@ class Dense(Layer):
         super().__init__(**kwargs)
         self.kernel_regularizer, self.bias_regularizer = kernel_regularizer, bias_regularizer
         self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
-        if not is_positive_int(units):  # Keras 3's words
+        if not is_positive_int(units):  # Keras 3's words, and the type where that is what is wrong
+            kind = f" (a numpy {type(units).__name__}: pass int(units))" if isinstance(units, np.integer) else ""
             raise ValueError(
-                f"Received an invalid value for `units`, expected a positive integer. Received: units={units}"
+                f"Received an invalid value for `units`, expected a positive integer. Received: units={units}{kind}"
             )
         self.units = int(units)
         self.activation = activations.get(activation)
