@@ -7,10 +7,10 @@ Model` in place of TensorFlow's imports. What differs, and why:
   blurred ellipses drawn with numpy (`_fashion_like`); the ECG table becomes 500 synthetic 140-step signals,
   300 normal (a noisy sine) and 200 anomalous (a noisy square wave), labelled 1 and 0 in the last column, as
   the tutorial's `ecg.csv` is;
-- each model starts from the same weights in both libraries (`_same_start`, seeded numpy, after the first
-  call), the two image models train with `shuffle=False`, the noise is numpy's, and the denoiser trains for 2
-  epochs in place of 10 (time): so every loss below is the number TensorFlow 2.21 printed for this exact script
-  (run side by side, 2026-11-28), and the test asserts it;
+- each model starts from the same weights in both libraries (the `same_start` fixture of tests/conftest.py:
+  seeded numpy, after the first call), the two image models train with `shuffle=False`, the noise is numpy's,
+  and the denoiser trains for 2 epochs in place of 10 (time): so every loss below is the number TensorFlow 2.21
+  printed for this exact script (run side by side, 2026-11-28), and the test asserts it;
 - cell 11 as written passes `tf.math.reduce_prod(shape).numpy()`, a numpy int32, to `Dense`: TensorFlow 2.21's
   Keras refuses it ("expected a positive integer. Received: units=784"), and so does minitape; the test checks
   that, then runs the cell with `int(...)` around it.
@@ -41,20 +41,6 @@ def _fashion_like(n, seed):
         ry, rx = rng.uniform(4, 10, 2)
         images[i] = np.clip(1.2 - ((yy - cy) / ry) ** 2 - ((xx - cx) / rx) ** 2, 0, 1) * rng.uniform(0.5, 1.0)
     return (images * 255).astype(np.uint8)
-
-
-def _same_start(model, seed):
-    """Glorot-uniform kernels and zero biases from a seeded numpy generator: the same start as TensorFlow's run."""
-    rng = np.random.default_rng(seed)
-    weights = []
-    for w in model.get_weights():
-        if w.ndim >= 2:
-            fan_in, fan_out = np.prod(w.shape[:-1]), np.prod(w.shape[:-2]) * w.shape[-1]
-            limit = np.sqrt(6 / (fan_in + fan_out))
-            weights.append(rng.uniform(-limit, limit, w.shape).astype("float32"))
-        else:
-            weights.append(np.zeros(w.shape, "float32"))
-    model.set_weights(weights)
 
 
 def _images():
@@ -94,7 +80,7 @@ def test_cell_11_as_written_is_refused_as_tensorflow_refuses_it():
         layers.Dense(units, activation="sigmoid")
 
 
-def test_cells_09_to_17_a_basic_autoencoder(capsys):
+def test_cells_09_to_17_a_basic_autoencoder(capsys, same_start):
     x_train, x_test = _images()
     print(x_train.shape)
     shape = x_test.shape[1:]
@@ -102,7 +88,7 @@ def test_cells_09_to_17_a_basic_autoencoder(capsys):
     autoencoder = Autoencoder(latent_dim, shape)
     autoencoder.compile(optimizer="adam", loss=losses.MeanSquaredError())
     autoencoder(x_test[:1])
-    _same_start(autoencoder, 10)
+    same_start(autoencoder, 10)
     assert autoencoder.evaluate(x_test, x_test, verbose=0) == pytest.approx(0.20686659216880798, rel=1e-5)
     history = autoencoder.fit(x_train, x_train, epochs=10, shuffle=False, validation_data=(x_test, x_test), verbose=0)
     # TensorFlow: loss 0.20016494393348694 (epoch 1), 0.023699555546045303 (epoch 10), val_loss 0.023239262402057648
@@ -159,7 +145,7 @@ class Denoise(Model):  # cell 27
         return decoded
 
 
-def test_cells_19_to_36_a_denoising_convolutional_autoencoder(capsys):
+def test_cells_19_to_36_a_denoising_convolutional_autoencoder(capsys, same_start):
     x_train, x_test = _images()
     x_train = x_train[..., tf.newaxis]
     x_test = x_test[..., tf.newaxis]
@@ -176,7 +162,7 @@ def test_cells_19_to_36_a_denoising_convolutional_autoencoder(capsys):
     autoencoder = Denoise()
     autoencoder.compile(optimizer="adam", loss=losses.MeanSquaredError())
     autoencoder(x_test_noisy[:1])
-    _same_start(autoencoder, 11)
+    same_start(autoencoder, 11)
     assert autoencoder.evaluate(x_test_noisy, x_test, verbose=0) == pytest.approx(0.2062082439661026, rel=1e-5)
     history = autoencoder.fit(
         x_train_noisy, x_train, epochs=2, shuffle=False, validation_data=(x_test_noisy, x_test), verbose=0
@@ -262,7 +248,7 @@ def print_stats(predictions, labels):
     print("Recall = {}".format(recall_score(labels, predictions)))
 
 
-def test_cells_40_to_71_anomaly_detection_on_ecg_signals(capsys):
+def test_cells_40_to_71_anomaly_detection_on_ecg_signals(capsys, same_start):
     raw_data = _ecg_table()
     labels = raw_data[:, -1]
     data = raw_data[:, 0:-1]
@@ -295,7 +281,7 @@ def test_cells_40_to_71_anomaly_detection_on_ecg_signals(capsys):
     autoencoder = AnomalyDetector()
     autoencoder.compile(optimizer="adam", loss="mae")
     autoencoder(normal_train_data[:1])
-    _same_start(autoencoder, 12)
+    same_start(autoencoder, 12)
     history = autoencoder.fit(
         normal_train_data,
         normal_train_data,

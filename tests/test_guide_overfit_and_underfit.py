@@ -10,9 +10,9 @@ and why:
   training rows, batches of 100) and each model trains for a few epochs in place of up to 10,000 (time);
 - `tensorflow_docs` (EpochDots, HistoryPlotter) is not installed: its plots are drawn from the histories with
   matplotlib, and the TensorBoard callback, which minitape refuses (checked below), is left out of the callbacks;
-- each model starts from the same weights in both libraries (`_same_start`). So the learning-rate schedule, each
-  model's parameter count, its metrics before training, and the L2 penalty are TensorFlow 2.21's numbers for the
-  same script (2026-11-28), asserted to float32 precision; after training, the batches' order is each library's
+- each model starts from the same weights in both libraries (the `same_start` fixture of tests/conftest.py). So
+  the learning-rate schedule, each model's parameter count, its metrics before training, and the L2 penalty are
+  TensorFlow 2.21's numbers for the same script (2026-11-28), asserted to float32 precision; after training, the batches' order is each library's
   own shuffle (and dropout mask), so the validation metrics are compared with TensorFlow's within 0.06.
 """
 
@@ -42,20 +42,6 @@ def _higgs_like(n, seed):
     score = x @ w + 0.5 * np.sin(3 * x[:, 0]) * x[:, 1]
     y = (score + 0.5 * rng.normal(size=n) > 0).astype("float32")
     return (y, *x.T)
-
-
-def _same_start(model, seed):
-    """Glorot-uniform kernels and zero biases from a seeded numpy generator: the same start as TensorFlow's run."""
-    rng = np.random.default_rng(seed)
-    weights = []
-    for w in model.get_weights():
-        if w.ndim >= 2:
-            fan_in, fan_out = np.prod(w.shape[:-1]), np.prod(w.shape[:-2]) * w.shape[-1]
-            limit = np.sqrt(6 / (fan_in + fan_out))
-            weights.append(rng.uniform(-limit, limit, w.shape).astype("float32"))
-        else:
-            weights.append(np.zeros(w.shape, "float32"))
-    model.set_weights(weights)
 
 
 def pack_row(*row):  # cell 18
@@ -121,7 +107,7 @@ def test_cell_37_tensorboard_is_refused_with_what_to_use():
         tf.keras.callbacks.TensorBoard("logs/sizes/Tiny")
 
 
-def compile_and_fit(model, name, train_ds, validate_ds, optimizer=None, max_epochs=10000, seed=0):
+def compile_and_fit(model, name, train_ds, validate_ds, same_start, optimizer=None, max_epochs=10000, seed=0):
     """Cell 39, with the start weights set after compile and the metrics before training returned too."""
     if optimizer is None:
         optimizer = get_optimizer()
@@ -131,7 +117,7 @@ def compile_and_fit(model, name, train_ds, validate_ds, optimizer=None, max_epoc
         metrics=[tf.keras.metrics.BinaryCrossentropy(from_logits=True, name="binary_crossentropy"), "accuracy"],
     )
     model.summary()
-    _same_start(model, seed)
+    same_start(model, seed)
     start = model.evaluate(validate_ds.map(lambda x, y: (x, tf.expand_dims(y, axis=-1))), verbose=0, return_dict=True)
     history = model.fit(
         train_ds.map(lambda x, y: (x, tf.expand_dims(y, axis=-1))),
@@ -161,11 +147,13 @@ SIZES = {
 
 
 @pytest.mark.parametrize("name", list(SIZES))
-def test_cells_42_to_63_models_of_four_sizes(name, data, capsys):
+def test_cells_42_to_63_models_of_four_sizes(name, data, capsys, same_start):
     _, train_ds, validate_ds = data
     widths, epochs, seed, params, (accuracy, crossentropy), trained = SIZES[name]
     model = _dense_stack(widths)
-    start, history = compile_and_fit(model, f"sizes/{name}", train_ds, validate_ds, max_epochs=epochs, seed=seed)
+    start, history = compile_and_fit(
+        model, f"sizes/{name}", train_ds, validate_ds, same_start, max_epochs=epochs, seed=seed
+    )
     assert f"Total params: {params:,}" in capsys.readouterr().out and model.count_params() == params
     assert start["accuracy"] == pytest.approx(accuracy, abs=1e-6)
     assert start["binary_crossentropy"] == pytest.approx(crossentropy, rel=1e-5)
@@ -186,10 +174,10 @@ def test_cells_42_to_63_models_of_four_sizes(name, data, capsys):
     plt.close("all")
 
 
-def test_cells_74_and_79_the_l2_penalty(data):
+def test_cells_74_and_79_the_l2_penalty(data, same_start):
     features, _, _ = data
     l2_model = _dense_stack([512, 512, 512, 512], kernel_regularizer=regularizers.l2(0.001))
-    _same_start(l2_model, 5)
+    same_start(l2_model, 5)
     result = l2_model(features)
     regularization_loss = tf.add_n(l2_model.losses)
     # TensorFlow: 1.5873003005981445 and a mean output of -0.03351955488324165
@@ -197,7 +185,7 @@ def test_cells_74_and_79_the_l2_penalty(data):
     assert float(tf.reduce_mean(result)) == pytest.approx(-0.03351955488324165, abs=1e-6)
 
 
-def test_cell_82_dropout(data):
+def test_cell_82_dropout(data, same_start):
     _, train_ds, validate_ds = data
     dropout_model = tf.keras.Sequential(
         [
@@ -212,7 +200,9 @@ def test_cell_82_dropout(data):
             layers.Dense(1),
         ]
     )
-    start, history = compile_and_fit(dropout_model, "regularizers/dropout", train_ds, validate_ds, max_epochs=1, seed=6)
+    start, history = compile_and_fit(
+        dropout_model, "regularizers/dropout", train_ds, validate_ds, same_start, max_epochs=1, seed=6
+    )
     # TensorFlow: accuracy 0.48500001430511475, binary_crossentropy 0.7249352335929871 before training (dropout off)
     assert start["accuracy"] == pytest.approx(0.48500001430511475, abs=1e-6)
     assert start["binary_crossentropy"] == pytest.approx(0.7249352335929871, rel=1e-5)

@@ -301,8 +301,8 @@ class Model(Layer):
                 if fn is None:
                     continue
                 term = fn(target, prediction) if sample_weight is None else fn(target, prediction, sample_weight)
-                if tracker is not None:  # unweighted, as Keras 3 logs it
-                    tracker.update_state(np.asarray(term), sample_weight=compile_utils.batch_size_of(prediction))
+                if tracker is not None:  # unweighted by loss_weights, and one count per batch whatever its size:
+                    tracker.update_state(np.asarray(term))  # Keras 3 in fit's tf.function (a batch size of None)
                 term = term if weight == 1 else term * weight
                 total = term if total is None else total + term
         elif loss is not None:

@@ -234,6 +234,15 @@ class Layer(Module):
             backend.note_loss_owner(self)
         self._call_losses.append(loss)
 
+    def add_metric(self, value: Any, name: str | None = None, aggregation: Any = None) -> None:
+        """Keras 2's `add_metric` is gone in Keras 3 (TensorFlow 2.21's Keras fails on it too): say what replaced it."""
+        raise NotImplementedError(
+            f"{type(self).__name__}.add_metric: Keras 3 has no add_metric (Keras 2's). Track the value with a "
+            f"metric instead: make self.tracker = keras.metrics.Mean(name={name or 'value'!r}) in __init__ and call "
+            "self.tracker.update_state(value) in call(), then read self.tracker.result(); or log it from your own "
+            "train_step"
+        )
+
     def clear_losses(self) -> None:
         self._call_losses = []
 
