@@ -12,8 +12,9 @@ and why:
   matplotlib, and the TensorBoard callback, which minitape refuses (checked below), is left out of the callbacks;
 - each model starts from the same weights in both libraries (the `same_start` fixture of tests/conftest.py). So
   the learning-rate schedule, each model's parameter count, its metrics before training, and the L2 penalty are
-  TensorFlow 2.21's numbers for the same script (2026-11-28), asserted to float32 precision; after training, the batches' order is each library's
-  own shuffle (and dropout mask), so the validation metrics are compared with TensorFlow's within 0.06.
+  TensorFlow 2.21's numbers for the same script (2026-11-28), asserted to float32 precision; after training, the
+  batches' order is each library's own shuffle (and dropout mask), so the validation metrics are compared with
+  TensorFlow's within 0.06.
 """
 
 import numpy as np
