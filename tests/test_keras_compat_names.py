@@ -239,3 +239,59 @@ def test_string_labels_are_refused_with_how_to_make_class_indices():
     # TensorFlow: "ValueError: Invalid dtype: str32"
     with pytest.raises(TypeError, match=r"y holds text, e.g. \['a', 'b', 'a'\].*np.unique\(y, return_inverse=True\)"):
         model.fit(np.ones((4, 4)), np.array(["a", "b", "a", "b"]), verbose=0)
+
+
+# ---- more Keras names from TensorFlow 2.x tutorials ------------------------------------------------------------
+def test_pad_sequences_as_keras():
+    ragged = [[1, 2], [3, 4, 5, 6], [7]]
+    assert keras.utils.pad_sequences(ragged, maxlen=3).tolist() == [[0, 1, 2], [4, 5, 6], [0, 0, 7]]
+    post = keras.utils.pad_sequences(ragged, padding="post", truncating="post", value=-1)
+    assert post.tolist() == [[1, 2, -1, -1], [3, 4, 5, 6], [7, -1, -1, -1]] and post.dtype == np.int32
+    assert keras.preprocessing.sequence.pad_sequences([[1, 2], [3]]).tolist() == [[1, 2], [0, 3]]
+    assert keras.utils.pad_sequences([[1, 2]], maxlen=0).shape == (1, 0)
+    with pytest.raises(AttributeError, match="keras.preprocessing.image: prepare images with numpy"):
+        keras.preprocessing.image  # noqa: B018
+
+
+def test_small_keras_helpers_give_tensorflows_values():
+    assert keras.utils.normalize(np.array([[3.0, 4.0], [1.0, 0.0]])).tolist() == [[0.6, 0.8], [1.0, 0.0]]
+    assert keras.utils.normalize(np.array([[3.0, 4.0], [1.0, 0.0]]), axis=0, order=1).tolist() == [
+        [0.75, 1.0],
+        [0.25, 0.0],
+    ]
+    reduction = keras.losses.Reduction
+    assert (reduction.NONE, reduction.SUM, reduction.SUM_OVER_BATCH_SIZE, reduction.AUTO) == (
+        "none",
+        "sum",
+        "sum_over_batch_size",
+        "auto",
+    )
+    assert float(keras.losses.MeanSquaredError(reduction=reduction.SUM)([[1.0], [2.0]], [[0.0], [0.0]])) == 5.0
+    hard = keras.activations.hard_sigmoid(tf.constant([-4.0, -1.0, 0.0, 1.0, 4.0])).numpy()
+    np.testing.assert_allclose(hard, [0.0, 0.3333333432674408, 0.5, 0.6666666865348816, 1.0], rtol=1e-6)
+    assert keras.initializers.Identity(gain=2.0)((2, 3)).numpy().tolist() == [[2.0, 0.0, 0.0], [0.0, 2.0, 0.0]]
+    assert keras.initializers.get("identity")((2, 2)).numpy().tolist() == [[1.0, 0.0], [0.0, 1.0]]
+    assert keras.initializers.constant(3.0)((2,)).numpy().tolist() == [3.0, 3.0]
+    assert type(keras.initializers.random_normal(stddev=0.1)).__name__ == "RandomNormal"
+    assert type(keras.initializers.truncated_normal()).__name__ == "TruncatedNormal"
+    assert type(keras.initializers.lecun_normal()).__name__ == "LecunNormal"
+    total = keras.metrics.Sum()
+    total.update_state([1.0, 2.0, 3.0])
+    total.update_state(4.0, sample_weight=0.5)
+    assert (float(total.result()), total.name) == (8.0, "sum")  # TensorFlow: (8.0, 'sum')
+
+
+def test_keras_2_names_gone_from_keras_3_say_what_to_use():
+    # TensorFlow 2.21: "`keras.optimizers.legacy` is not supported in Keras 3"
+    with pytest.raises(AttributeError, match="legacy optimizers are gone in Keras 3 too; use keras.optimizers.Adam"):
+        keras.optimizers.legacy.Adam(0.1)
+    with pytest.raises(AttributeError, match=r"keras.utils.Sequence: fit takes any iterable of \(x, y\) batches"):
+        keras.utils.Sequence  # noqa: B018
+
+    class Logging(keras.layers.Layer):
+        def call(self, x):
+            self.add_metric(K.std(x), name="std_of_activation", aggregation="mean")
+            return x
+
+    with pytest.raises(NotImplementedError, match="Keras 3 has no add_metric"):
+        Logging()(np.ones((2, 3)))

@@ -43,6 +43,11 @@ def softmax(x: Any, axis: int = -1) -> Any:
     return kept_logits.keep(nn_ops.softmax(x, axis=axis), x)
 
 
+def hard_sigmoid(x: Any) -> Any:
+    """relu6(x + 3) / 6: Keras 3's piecewise-linear sigmoid (slope 1/6; Keras 2's backend one has 0.2)."""
+    return relu6(x + 3.0) / 6.0
+
+
 def softplus(x: Any) -> Any:
     return nn_ops.softplus(x)
 
@@ -62,6 +67,7 @@ _BY_NAME: dict[str, Callable] = {
     "tanh": tanh,
     "softmax": softmax,
     "softplus": softplus,
+    "hard_sigmoid": hard_sigmoid,
     "linear": linear,
     "exponential": exponential,
     "elu": elu,
@@ -92,7 +98,7 @@ def serialize(fn: Callable) -> str:
 
 
 __all__ = ["get", "linear", "relu", "sigmoid", "softmax", "softplus", "tanh", "exponential", "elu", "selu", "gelu"]
-__all__ += ["swish", "silu", "relu6", "softsign", "leaky_relu", "log_softmax"]
+__all__ += ["swish", "silu", "relu6", "softsign", "leaky_relu", "log_softmax", "hard_sigmoid"]
 
 
 __getattr__ = unsupported.module_getattr("keras.activations")  # a left-out name says what to use instead

@@ -529,6 +529,15 @@ _CLASSES = {
 }
 
 
+class Reduction:
+    """Keras 2's names for the reductions, which Keras 3 still gives: `reduction=Reduction.SUM` is `"sum"`."""
+
+    NONE = "none"
+    SUM = "sum"
+    SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
+    AUTO = "auto"
+
+
 def get(identifier: Any) -> Any:
     """Keras 3's lookup: a function name or alias gives the per-example function ('mse' -> mean_squared_error,
     one loss per example, not averaged); a class name ('MeanSquaredError') or a Loss class gives an instance;

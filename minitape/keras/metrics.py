@@ -126,6 +126,19 @@ class Mean(Metric):
         self._add(to_numpy(values), sample_weight)
 
 
+class Sum(Metric):
+    """The sum of the values given so far, each times its sample weight if given: `keras.metrics.Sum`."""
+
+    def update_state(self, values: Any, sample_weight: Any = None) -> None:
+        values = np.asarray(to_numpy(values), dtype=np.float64)
+        if sample_weight is not None:
+            values = values * np.asarray(to_numpy(sample_weight), dtype=np.float64)
+        self._total += float(np.sum(values))
+
+    def result(self) -> Tensor:
+        return Tensor(np.asarray(self._total, dtype=np.float32))
+
+
 class CompileMetrics(Metric):
     """The metrics given to `compile`, as one metric named 'compile_metrics': Keras 3's `model.metrics[1]`.
 

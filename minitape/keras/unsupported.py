@@ -14,12 +14,21 @@ _INSTEAD: dict[str, str] = {
     "keras.saving.save_model": _SAVE,
     "keras.saving.load_model": _SAVE,
     "keras.mixed_precision": "minitape computes in one dtype (float32 by default): no mixed precision",
-    "keras.preprocessing": "prepare the data with numpy (or mt.image) before fit",
+    "keras.preprocessing.image": "prepare images with numpy (or mt.image) before fit",
+    "keras.preprocessing.text": "split and index the text with Python (a dict of words), then pad_sequences",
     "keras.applications": "there are no pretrained models; build the network from keras.layers",
     "keras.export": _SAVE,
     # keras.utils.*
     "keras.utils.plot_model": (
         "there is no model plot; print model.summary(), or draw a recorded tape with minitape.widgets.TapeView"
+    ),
+    "keras.utils.Sequence": (
+        "fit takes any iterable of (x, y) batches: pass a generator over your batches, e.g. "
+        "(seq[i] for i in range(len(seq))), or mt.data.Dataset.from_generator"
+    ),
+    "keras.utils.PyDataset": (
+        "fit takes any iterable of (x, y) batches: pass a generator over your batches, e.g. "
+        "(ds[i] for i in range(len(ds))), or mt.data.Dataset.from_generator"
     ),
     "keras.utils.model_to_dot": "there is no model plot; print model.summary()",
     "keras.utils.array_to_img": "show the array with matplotlib: plt.imshow(array)",
