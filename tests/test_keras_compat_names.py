@@ -295,3 +295,15 @@ def test_keras_2_names_gone_from_keras_3_say_what_to_use():
 
     with pytest.raises(NotImplementedError, match="Keras 3 has no add_metric"):
         Logging()(np.ones((2, 3)))
+
+
+@pytest.mark.parametrize(
+    "name, spelling",
+    [("predict_classes", r"np.argmax\(model.predict\(x\), axis=-1\)"), ("fit_generator", r"model.fit\(generator")],
+)
+def test_keras_2_model_methods_name_their_keras_3_spelling(name, spelling):
+    # TensorFlow 2.21: "'Sequential' object has no attribute 'predict_classes'"
+    with pytest.raises(AttributeError, match=rf"'Sequential' object has no attribute '{name}': Keras 3 removed it; "):
+        getattr(_model(), name)
+    with pytest.raises(AttributeError, match=spelling):
+        getattr(_model(), name)

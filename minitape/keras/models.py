@@ -497,6 +497,24 @@ class Model(Layer):
     to_json = unsupported.method("keras.Model", "to_json")
     export = unsupported.method("keras.Model", "export")
 
+    def __getattr__(self, name: str) -> Any:
+        """Keras 2's model methods that Keras 3 removed (TensorFlow 2.21 has none of them either) name their
+        Keras 3 spelling; any other missing attribute is the usual AttributeError."""
+        if name in _KERAS2_METHODS:
+            raise AttributeError(
+                f"'{type(self).__name__}' object has no attribute '{name}': Keras 3 removed it; {_KERAS2_METHODS[name]}"
+            )
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+
+_KERAS2_METHODS = {
+    "fit_generator": "use model.fit(generator, ...), which takes any iterable of batches",
+    "evaluate_generator": "use model.evaluate(generator, ...)",
+    "predict_generator": "use model.predict(generator, ...)",
+    "predict_classes": "use np.argmax(model.predict(x), axis=-1) (or (model.predict(x) > 0.5) for one sigmoid output)",
+    "predict_proba": "use model.predict(x): a softmax or sigmoid output already gives probabilities",
+}
+
 
 def clone_model(model: Model, input_tensors: Any = None, clone_function: Any = None, **kwargs: Any) -> Model:
     """A new model with the same layers and new weights, as Keras 3's clone_model:
