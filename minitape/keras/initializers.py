@@ -95,6 +95,7 @@ def get(identifier: Any) -> Initializer:
 
 
 zeros, ones, constant, identity = Zeros, Ones, Constant, Identity  # Keras' lower-case names for the classes
+IdentityInitializer = Identity
 random_normal, random_uniform, truncated_normal, variance_scaling = (
     RandomNormal,
     RandomUniform,

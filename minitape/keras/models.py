@@ -497,14 +497,19 @@ class Model(Layer):
     to_json = unsupported.method("keras.Model", "to_json")
     export = unsupported.method("keras.Model", "export")
 
-    def __getattr__(self, name: str) -> Any:
-        """Keras 2's model methods that Keras 3 removed (TensorFlow 2.21 has none of them either) name their
-        Keras 3 spelling; any other missing attribute is the usual AttributeError."""
-        if name in _KERAS2_METHODS:
-            raise AttributeError(
-                f"'{type(self).__name__}' object has no attribute '{name}': Keras 3 removed it; {_KERAS2_METHODS[name]}"
-            )
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+    # Keras 2's model methods that Keras 3 removed (TensorFlow 2.21 has none of them either) name their Keras 3
+    # spelling in the AttributeError; hasattr(model, "fit_generator") stays False, as in TensorFlow
+    fit_generator = property(lambda self: _removed(self, "fit_generator"))
+    evaluate_generator = property(lambda self: _removed(self, "evaluate_generator"))
+    predict_generator = property(lambda self: _removed(self, "predict_generator"))
+    predict_classes = property(lambda self: _removed(self, "predict_classes"))
+    predict_proba = property(lambda self: _removed(self, "predict_proba"))
+
+
+def _removed(model: Model, name: str) -> Any:
+    raise AttributeError(
+        f"'{type(model).__name__}' object has no attribute '{name}': Keras 3 removed it; {_KERAS2_METHODS[name]}"
+    )
 
 
 _KERAS2_METHODS = {

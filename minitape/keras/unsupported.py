@@ -103,7 +103,6 @@ _INSTEAD: dict[str, str] = {
         ],
         "use np.corrcoef on model.predict(x) and y, or keras.metrics.R2Score",
     ),
-    "keras.metrics.Sum": "keep a running total in your own keras.metrics.Metric subclass (add_weight, assign_add)",
     "keras.metrics.binary_focal_crossentropy": "there is no focal loss; use keras.metrics.binary_crossentropy",
     "keras.metrics.categorical_focal_crossentropy": (
         "there is no focal loss; use keras.metrics.categorical_crossentropy"
@@ -137,10 +136,6 @@ _INSTEAD: dict[str, str] = {
     "keras.layers.CenterCrop": "use keras.layers.Cropping2D",
     "keras.layers.Discretization": "bucket the values with np.digitize before converting",
     # keras.initializers.* / regularizers / activations
-    **dict.fromkeys(
-        [f"keras.initializers.{n}" for n in ("Identity", "IdentityInitializer", "identity")],
-        "pass a function: kernel_initializer=lambda shape, dtype=None: np.eye(*shape, dtype=dtype)",
-    ),
     **dict.fromkeys(
         [f"keras.regularizers.{n}" for n in ("OrthogonalRegularizer", "orthogonal_regularizer")],
         "use keras.regularizers.L2, or a function of the weights returning a scalar penalty",
