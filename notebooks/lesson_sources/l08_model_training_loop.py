@@ -94,7 +94,11 @@ CELLS = [
     """),
     md(r"""
     The loss on a batch, and its gradient with respect to every variable, in one backward pass. The loss works on
-    *logits* (unnormalised scores): `from_logits=True` applies a numerically stable log-softmax inside.
+    *logits* (unnormalised scores): `from_logits=True` applies a numerically stable log-softmax inside. Per image,
+    its gradient for the logits is $\mathrm{softmax}(z) - \mathrm{onehot}(y)$, computed by one fused op, as in
+    TensorFlow. (With probability targets, `CategoricalCrossentropy`, TensorFlow's fused op keeps that rule,
+    $\mathrm{softmax}(z) - y$, which is the true derivative only when each row of targets sums to 1; minitape
+    does the same, so multi-hot targets train as in TensorFlow.)
     """),
     code("""
     loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
