@@ -1,5 +1,6 @@
 """Fixtures shared by several test files."""
 
+import numpy as np
 import pytest
 from threadpoolctl import threadpool_limits
 
@@ -37,3 +38,24 @@ def browser():
             yield chromium
         finally:
             chromium.close()
+
+
+def _glorot_start(model, seed):
+    """Glorot-uniform kernels and zero biases from a seeded numpy generator: the ported guides run a model from the
+    same weights in TensorFlow and in minitape, so that their printed losses can be compared number for number."""
+    rng = np.random.default_rng(seed)
+    weights = []
+    for w in model.get_weights():
+        if w.ndim >= 2:
+            fan_in, fan_out = np.prod(w.shape[:-1]), np.prod(w.shape[:-2]) * w.shape[-1]
+            limit = np.sqrt(6 / (fan_in + fan_out))
+            weights.append(rng.uniform(-limit, limit, w.shape).astype("float32"))
+        else:
+            weights.append(np.zeros(w.shape, "float32"))
+    model.set_weights(weights)
+
+
+@pytest.fixture
+def same_start():
+    """`same_start(model, seed)`: set a built model's weights as the TensorFlow runs of the ported guides did."""
+    return _glorot_start

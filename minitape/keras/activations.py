@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from minitape.keras import unsupported
+from minitape.keras import kept_logits, unsupported
 from minitape.namespaces.nn import elu, gelu, leaky_relu, log_softmax, relu6, selu, silu, softsign, swish
 from minitape.ops import nn_ops
 from minitape.ops.api import clip_by_value, where, zeros_like
@@ -30,7 +30,8 @@ def relu(x: Any, negative_slope: float = 0.0, max_value: float | None = None, th
 
 
 def sigmoid(x: Any) -> Any:
-    return _sigmoid(x)
+    """1 / (1 + e^-x), its output linked to x so that binary crossentropy uses the logits, as Keras 3 does."""
+    return kept_logits.keep(_sigmoid(x), x)
 
 
 def tanh(x: Any) -> Any:
@@ -38,7 +39,13 @@ def tanh(x: Any) -> Any:
 
 
 def softmax(x: Any, axis: int = -1) -> Any:
-    return nn_ops.softmax(x, axis=axis)
+    """exp(x) / sum(exp(x)), its output linked to x so that the crossentropies use the logits, as Keras 3 does."""
+    return kept_logits.keep(nn_ops.softmax(x, axis=axis), x)
+
+
+def hard_sigmoid(x: Any) -> Any:
+    """relu6(x + 3) / 6: Keras 3's piecewise-linear sigmoid (slope 1/6; Keras 2's backend one has 0.2)."""
+    return relu6(x + 3.0) / 6.0
 
 
 def softplus(x: Any) -> Any:
@@ -60,6 +67,7 @@ _BY_NAME: dict[str, Callable] = {
     "tanh": tanh,
     "softmax": softmax,
     "softplus": softplus,
+    "hard_sigmoid": hard_sigmoid,
     "linear": linear,
     "exponential": exponential,
     "elu": elu,
@@ -90,7 +98,7 @@ def serialize(fn: Callable) -> str:
 
 
 __all__ = ["get", "linear", "relu", "sigmoid", "softmax", "softplus", "tanh", "exponential", "elu", "selu", "gelu"]
-__all__ += ["swish", "silu", "relu6", "softsign", "leaky_relu", "log_softmax"]
+__all__ += ["swish", "silu", "relu6", "softsign", "leaky_relu", "log_softmax", "hard_sigmoid"]
 
 
 __getattr__ = unsupported.module_getattr("keras.activations")  # a left-out name says what to use instead

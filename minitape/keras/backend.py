@@ -40,9 +40,65 @@ def set_floatx(value: str) -> None:
     _floatx = as_dtype(value).name
 
 
+_epsilon = 1e-7
+
+
 def epsilon() -> float:
-    """The fuzz factor of losses and optimizers (Keras' 1e-7)."""
-    return 1e-7
+    """The fuzz factor of losses and optimizers (Keras' 1e-7 unless `set_epsilon` changed it)."""
+    return _epsilon
+
+
+def set_epsilon(value: float) -> None:
+    global _epsilon
+    _epsilon = float(value)
+
+
+def image_data_format() -> str:
+    """'channels_last': the only layout minitape's convolution and pooling layers take."""
+    return "channels_last"
+
+
+def set_image_data_format(data_format: str) -> None:
+    if data_format != "channels_last":
+        raise ValueError(
+            f"set_image_data_format: minitape has only 'channels_last' (NHWC), not {data_format!r}; transpose "
+            "channels-first arrays with np.moveaxis(x, 1, -1)"
+        )
+
+
+def backend() -> str:
+    """The name Keras 3 gives TensorFlow's backend: code that asks which backend runs takes TensorFlow's branch."""
+    return "tensorflow"
+
+
+def is_keras_tensor(x: Any) -> bool:
+    """Is `x` a symbolic tensor of the functional API (from keras.Input)?"""
+    from minitape.keras.symbolic import KerasTensor
+
+    return isinstance(x, KerasTensor)
+
+
+def get_uid(prefix: str = "") -> int:
+    """1, 2, 3, ... per prefix, until `clear_session()` (the counter layer names use)."""
+    _name_counts[prefix] += 1
+    return _name_counts[prefix]
+
+
+def standardize_dtype(dtype: Any) -> str:
+    return as_dtype(dtype or _floatx).name
+
+
+def is_float_dtype(dtype: Any) -> bool:
+    return as_dtype(dtype).is_floating
+
+
+def is_int_dtype(dtype: Any) -> bool:
+    return as_dtype(dtype).is_integer
+
+
+def result_type(*dtypes: Any) -> str:
+    """The dtype numpy promotes these to (Keras 3's rules agree for the dtypes minitape has)."""
+    return np.result_type(*[np.dtype(as_dtype(d).as_numpy_dtype) for d in dtypes]).name
 
 
 def clear_session() -> None:
@@ -119,3 +175,15 @@ def current_training() -> bool | None:
 def to_numpy(value: object) -> np.ndarray:
     """A plain numpy array from a tensor, variable, list or array (read through numpy's array protocol)."""
     return np.asarray(value)
+
+
+def __getattr__(name: str) -> Any:
+    """Keras 2's backend functions (`K.square`, ...) come from legacy_backend (kept apart: their names, `sum`, `any`,
+    `max`, ..., would hide Python's own here); one minitape leaves out says what to write instead."""
+    from minitape.keras import legacy_backend
+
+    if name in legacy_backend.__all__:
+        return getattr(legacy_backend, name)
+    if name in legacy_backend.LEFT_OUT:
+        raise AttributeError(f"minitape has no keras.backend.{name}: {legacy_backend.LEFT_OUT[name]}.")
+    raise AttributeError(f"module 'keras.backend' has no attribute {name!r}")

@@ -246,7 +246,8 @@ class ModelCheckpoint(Callback):
         if not save_weights_only:
             raise NotImplementedError(
                 "ModelCheckpoint(save_weights_only=False) saves whole models (`.keras` files: architecture, weights "
-                "and optimizer), which minitape cannot write: it cannot write a model's architecture as a config. "
+                "and optimizer), which minitape cannot write: it writes no model files (a model's get_config "
+                "rebuilds it in the same session only). "
                 f"Save the weights instead: ModelCheckpoint({suggest_name(self.filepath)!r}, save_weights_only=True, "
                 "...), and after building the same model, restore them with model.load_weights(...)"
             )

@@ -27,6 +27,15 @@ def by_output(value: Any, model: Any, what: str, convert: Callable) -> Any:
     return convert(value)
 
 
+def is_list_of_lists(metrics: Any) -> bool:
+    """`metrics=[["accuracy"], ["mae"]]`: one list per output (None for an output without metrics)."""
+    return (
+        isinstance(metrics, (list, tuple))
+        and bool(metrics)
+        and all(isinstance(m, (list, tuple)) or m is None for m in metrics)
+    )
+
+
 def ordered(model: Any, values: Any) -> Any:
     """Targets or predictions in output order (a dict keyed by output name becomes a list)."""
     if isinstance(values, dict) and model.outputs and not isinstance(model.output, dict):

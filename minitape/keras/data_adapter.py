@@ -157,12 +157,24 @@ def _array(value: Any, name: str, what: str) -> np.ndarray:
             array = array.astype(backend.floatx())
         except (TypeError, ValueError):
             pass
+    if array.dtype.kind in "USO":
+        found = "text" if array.dtype.kind in "US" else f"Python objects ({_first_kinds(array)})"
+        fix = " (for labels: classes, y = np.unique(y, return_inverse=True) gives class indices)" if name == "y" else ""
+        raise TypeError(
+            f"{what}(): {name} holds {found}, e.g. {array.ravel()[:3].tolist()}, and a model trains on numbers only "
+            f"(Keras refuses it too: 'Invalid dtype: str32'); convert {name} to numbers "
+            f"first{fix}"
+        )
     if array.dtype.kind not in "biuf":
         raise TypeError(
-            f"{what}(): {name} must be a numpy array or a tensor of numbers (one entry per example), "
-            f"not {type(value).__name__}; or pass a dataset yielding (x, y) batches as x"
+            f"{what}(): {name} must be numbers (one entry per example), not values of dtype {array.dtype}; or pass "
+            "a dataset yielding (x, y) batches as x"
         )
     return array
+
+
+def _first_kinds(array: np.ndarray) -> str:
+    return ", ".join(sorted({type(v).__name__ for v in array.ravel()[:20]}))
 
 
 def _arrays(value: Any, name: str, what: str) -> Any:

@@ -141,8 +141,11 @@ def predict(model: Any, x: Any, batch_size: Any, verbose: Any, steps: Any, callb
     bar.target = step + 1
     bar.update(step + 1, finalize=True)
     hooks.on_predict_end()
-    if not outputs:
-        return np.zeros((0,))
+    if not outputs:  # Keras 3 fails here too (an UnboundLocalError): say why
+        raise ValueError(
+            "predict(): x gave no batches (it holds 0 examples), so there is nothing to predict and no output shape "
+            "to give; check how x was built or sliced"
+        )
     flat = [nest.flatten(o) for o in outputs]
     joined = [np.concatenate([f[i] for f in flat]) for i in range(len(flat[0]))]
     return nest.pack_sequence_as(outputs[0], joined)

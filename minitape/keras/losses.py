@@ -7,6 +7,7 @@ the log-softmax is computed directly, which is both exact and stable.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -14,7 +15,7 @@ import numpy as np
 from minitape import name_scope
 from minitape.engine.tensor import Tensor
 from minitape.function.trace import runs_each_call
-from minitape.keras import backend, unsupported
+from minitape.keras import backend, kept_logits, unsupported
 from minitape.ops.api import abs as abs_
 from minitape.ops.api import (
     clip_by_value,
@@ -34,6 +35,7 @@ from minitape.ops.math_ops import cast
 from minitape.ops.nn_ops import (
     log_softmax,
     sigmoid_cross_entropy_with_logits,
+    softmax_cross_entropy_with_logits,
     softplus,
     sparse_softmax_cross_entropy_with_logits,
 )
@@ -78,6 +80,22 @@ def _paired(loss: str, y_true: Any, y_pred: Any, hint: str, match_rank: bool = T
     return y_true, y_pred
 
 
+def _logits_if_kept(y_pred: Any, from_logits: bool, fn_name: str, op_type: str) -> tuple[Any, bool]:
+    """Probabilities from a Keras softmax or sigmoid are replaced by their logits, as Keras 3 on TensorFlow does
+    (its `_keras_logits`): the loss is then computed from the logits, unclipped. Asking for from_logits=True on
+    such probabilities gets Keras 3's warning."""
+    logits = kept_logits.of(y_pred)
+    if logits is None:
+        return y_pred, from_logits
+    if from_logits:
+        warnings.warn(
+            f'"`{fn_name}` received `from_logits=True`, but the `output` argument was produced by a {op_type} '
+            "activation and thus does not represent logits. Was this intended?",
+            stacklevel=4,
+        )
+    return logits, True
+
+
 def _clipped_probabilities(y_pred: Any) -> Any:
     eps = backend.epsilon()
     return clip_by_value(y_pred, eps, 1.0 - eps)
@@ -85,6 +103,7 @@ def _clipped_probabilities(y_pred: Any) -> Any:
 
 def sparse_categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False, axis: int = -1) -> Any:
     """Per-example -log p[label], for integer labels of shape (batch,) or (batch, 1)."""
+    y_pred, from_logits = _logits_if_kept(y_pred, from_logits, "sparse_categorical_crossentropy", "Softmax")
     y_pred = _tensor(y_pred)
     labels = _sparse_labels(y_true, tuple(y_pred.shape), y_pred.dtype.as_numpy_dtype)
     # Probabilities are clipped, then their logs taken as logits: as Keras 3 does, so each row is rescaled to
@@ -124,16 +143,22 @@ def _sparse_labels(y_true: Any, pred_shape: tuple, dtype: Any) -> Tensor:
 def categorical_crossentropy(
     y_true: Any, y_pred: Any, from_logits: bool = False, label_smoothing: float = 0.0, axis: int = -1
 ) -> Any:
-    """Per-example -sum(y_true * log p), for one-hot (or probability) targets."""
+    """Per-example -sum(y_true * log p), for one-hot (or probability) targets.
+
+    With logits (`from_logits=True`, or probabilities from a Keras softmax, whose logits Keras 3 uses instead)
+    it is TensorFlow's fused softmax_cross_entropy_with_logits, with TensorFlow's gradient p - y_true: the exact
+    derivative only when each row of y_true sums to 1 (see mt.nn.softmax_cross_entropy_with_logits).
+    """
+    y_pred, from_logits = _logits_if_kept(y_pred, from_logits, "categorical_crossentropy", "Softmax")
     y_true, y_pred = _paired(
         "CategoricalCrossentropy", y_true, y_pred, "for integer labels use SparseCategoricalCrossentropy", False
     )
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + label_smoothing / y_pred.shape[-1]
     if from_logits:
-        log_p = log_softmax(y_pred, axis=axis)
-    else:  # as Keras: each row rescaled to sum to 1, then clipped
-        log_p = log(_clipped_probabilities(y_pred / reduce_sum(y_pred, axis=axis, keepdims=True)))
+        return softmax_cross_entropy_with_logits(labels=y_true, logits=y_pred, axis=axis)
+    # as Keras: each row rescaled to sum to 1, then clipped
+    log_p = log(_clipped_probabilities(y_pred / reduce_sum(y_pred, axis=axis, keepdims=True)))
     return -reduce_sum(y_true * log_p, axis=axis)
 
 
@@ -144,6 +169,7 @@ def binary_crossentropy(
 
     `label_smoothing` moves the targets towards 1/2, as Keras does: y (1 - label_smoothing) + label_smoothing / 2.
     """
+    y_pred, from_logits = _logits_if_kept(y_pred, from_logits, "binary_crossentropy", "Sigmoid")
     y_true, y_pred = _paired("BinaryCrossentropy", y_true, y_pred, "they must match")
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
@@ -511,6 +537,15 @@ _CLASSES = {
         Poisson,
     )
 }
+
+
+class Reduction:
+    """Keras 2's names for the reductions, which Keras 3 still gives: `reduction=Reduction.SUM` is `"sum"`."""
+
+    NONE = "none"
+    SUM = "sum"
+    SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
+    AUTO = "auto"
 
 
 def get(identifier: Any) -> Any:

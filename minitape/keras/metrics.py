@@ -141,6 +141,19 @@ class Mean(Metric):
         self._add(to_numpy(values), sample_weight)
 
 
+class Sum(Metric):
+    """The sum of the values given so far, each times its sample weight if given: `keras.metrics.Sum`."""
+
+    def update_state(self, values: Any, sample_weight: Any = None) -> None:
+        values = np.asarray(to_numpy(values), dtype=np.float64)
+        if sample_weight is not None:
+            values = values * np.asarray(to_numpy(sample_weight), dtype=np.float64)
+        self._total += float(np.sum(values))
+
+    def result(self) -> Tensor:
+        return Tensor(np.asarray(self._total, dtype=np.float32))
+
+
 class CompileMetrics(Metric):
     """The metrics given to `compile`, as one metric named 'compile_metrics': Keras 3's `model.metrics[1]`.
 
@@ -174,6 +187,46 @@ class CompileMetrics(Metric):
     def reset_state(self) -> None:
         for metric in self.metrics:
             metric.reset_state()
+
+
+def accuracy_for_shapes(true_shape: tuple, pred_shape: tuple) -> type[Metric]:
+    """Keras 3's reading of 'accuracy' (`compile_utils.get_metric`): from the shapes, never from the loss.
+
+    One prediction per example (last axis 1) is binary; labels of lower rank than the predictions, or a
+    column of labels against several scores, are class indices; anything else (one-hot rows) is categorical.
+    """
+    true_last = true_shape[-1] if true_shape else None
+    pred_last = pred_shape[-1] if pred_shape else None
+    if pred_last == 1:
+        return BinaryAccuracy
+    if len(true_shape) < len(pred_shape) or (true_last == 1 and pred_last is not None and pred_last > 1):
+        return SparseCategoricalAccuracy
+    return CategoricalAccuracy
+
+
+class AccuracyByShape(Metric):
+    """'accuracy' (or 'acc') in `compile`: binary, sparse or categorical accuracy, chosen at the first batch from
+    the shapes of its targets and predictions, as Keras 3 does (one-hot targets give categorical accuracy)."""
+
+    _direction = "up"
+
+    def __init__(self, name: str = "accuracy", dtype: Any = None) -> None:
+        super().__init__(name=name, dtype=dtype)
+        self.kind: Metric | None = None  # the metric it resolved to, once a batch was seen
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        if self.kind is None:
+            shapes = [tuple(getattr(v, "shape", None) or np.shape(v)) for v in (y_true, y_pred)]
+            self.kind = accuracy_for_shapes(*shapes)(name=self.name, dtype=self.dtype)
+        self.kind.update_state(y_true, y_pred, sample_weight)
+
+    def result(self) -> Tensor:
+        return self.kind.result() if self.kind is not None else super().result()
+
+    def reset_state(self) -> None:
+        super().reset_state()
+        if getattr(self, "kind", None) is not None:
+            self.kind.reset_state()
 
 
 class Accuracy(Metric):
@@ -826,21 +879,15 @@ __getattr__ = unsupported.module_getattr("keras.metrics")  # a left-out name say
 def get(identifier: Any, loss: Any = None) -> Metric:
     """The metric for a name ('mae', 'accuracy', ...), a Metric, a Metric class or a function(y_true, y_pred).
 
-    'accuracy' picks the kind that fits the loss, as Keras does; a metric made from a name keeps that name
+    'accuracy' picks its kind from the first batch's shapes, as Keras 3 does; a metric made from a name keeps that name
     (so `metrics=["mae"]` logs 'mae'); a function becomes the running mean of its values, named after it.
     """
     if isinstance(identifier, Metric):
         return identifier
     if isinstance(identifier, type) and issubclass(identifier, Metric):
         return identifier()
-    if identifier in ("accuracy", "acc"):
-        loss_name = getattr(loss, "name", getattr(loss, "__name__", ""))
-        kind = {
-            "sparse_categorical_crossentropy": SparseCategoricalAccuracy,
-            "categorical_crossentropy": CategoricalAccuracy,
-            "binary_crossentropy": BinaryAccuracy,
-        }.get(loss_name, SparseCategoricalAccuracy)
-        return kind(name=identifier)
+    if isinstance(identifier, str) and identifier.lower() in ("accuracy", "acc"):
+        return AccuracyByShape(name=identifier)
     if isinstance(identifier, str):
         if identifier not in _BY_NAME:
             raise ValueError(

@@ -8,13 +8,14 @@ Override `train_step` to customise training and keep `fit`'s loop and progress b
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from minitape.engine.tape import GradientTape
-from minitape.keras import backend, compile_utils, data_adapter, loops, symbolic, unsupported
+from minitape.keras import backend, compile_utils, data_adapter, loops, model_config, symbolic, unsupported
 from minitape.keras import losses as losses_module
 from minitape.keras import metrics as metrics_module
 from minitape.keras import optimizers as optimizers_module
@@ -23,6 +24,15 @@ from minitape.keras.layers.base import Layer
 from minitape.ops.api import add_n
 from minitape.ops.math_ops import cast
 from minitape.values import nest
+
+# Keras 3.15's warnings for Keras 2's names in a train_step, word for word
+_COMPILED_METRICS_DEPRECATED = (
+    "`model.compiled_metrics()` is deprecated. Instead, use e.g.:\n```\nfor metric in self.metrics:\n"
+    "    metric.update_state(y, y_pred)\n```\n"
+)
+_COMPILED_LOSS_DEPRECATED = (
+    "`model.compiled_loss()` is deprecated. Instead, use `model.compute_loss(x, y, y_pred, sample_weight, training)`."
+)
 
 
 class Model(Layer):
@@ -38,7 +48,7 @@ class Model(Layer):
         super().__init__(**kwargs)
         self.optimizer: Any = None
         self.loss: Any = None
-        self.compiled_metrics: list = []
+        self._metric_pairs: list = []  # (output index or None, metric), in compile's order
         self.stop_training = False
         self._graph: symbolic.Graph | None = None
         if inputs is not None or outputs is not None:
@@ -49,13 +59,19 @@ class Model(Layer):
             self.built = True
 
     def get_config(self) -> dict:
-        """Keras 3's base keys for a subclassed model; a functional model's graph cannot be written out here."""
+        """A functional model's architecture (its layers and how they are called), as Keras 3 writes it; for a
+        subclassed model, Keras 3's base keys (add your __init__'s arguments by overriding it)."""
         if self._graph is not None:
-            raise NotImplementedError(
-                "minitape cannot write a functional model's graph as a config; to copy a model, call the code that "
-                "built it again, then new.set_weights(old.get_weights())"
-            )
+            return model_config.functional_config(self)
         return super().get_config()
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: dict | None = None) -> Any:
+        """A new model from `get_config()`: a functional one is rebuilt layer by layer (with new weights:
+        copy them with `new.set_weights(old.get_weights())`); a subclassed one is `cls(**config)`."""
+        if "input_layers" in config and "layers" in config:
+            return model_config.functional_from_config(Model if cls is Model else cls, config, custom_objects)
+        return super().from_config(config)
 
     # ---- the functional API ------------------------------------------------------------------------
     @property
@@ -115,6 +131,8 @@ class Model(Layer):
         return super().layers
 
     def _convert(self, inputs: Any) -> Any:
+        if isinstance(self, Sequential):  # one input: a list is refused before its items are converted one by one
+            inputs = symbolic.one_input(inputs, self._input_shape_arg, self.name)
         if self._graph is None:
             return super()._convert(inputs)
         return inputs  # each layer converts what it receives; integer inputs (for Embedding) stay integers
@@ -133,7 +151,7 @@ class Model(Layer):
 
     def call(self, inputs: Any, training: bool = False) -> Any:
         if self._graph is not None:
-            return self._graph.run(inputs, training)
+            return self._graph.run(inputs, training, self.name)
         raise NotImplementedError(f"{type(self).__name__} must define call(self, inputs) with the forward pass")
 
     # ---- configuration -----------------------------------------------------------------------------
@@ -159,18 +177,22 @@ class Model(Layer):
             loss, self, "loss", lambda item: losses_module.for_compile(item) if item is not None else None
         )
         self.loss_weights = loss_weights
-        if isinstance(self.loss, (list, dict)) or len(self.outputs) > 1 or isinstance(metrics, dict):
-            self.compiled_metrics = self._multi_output_metrics(metrics)
+        self._given_loss = loss
+        per_output = isinstance(self.loss, (list, dict)) or len(self.outputs) > 1 or isinstance(metrics, dict)
+        if per_output or compile_utils.is_list_of_lists(metrics):
+            self._metric_pairs = self._multi_output_metrics(metrics)
         else:
-            self.compiled_metrics = [(None, metrics_module.get(m, self.loss)) for m in (metrics or [])]
+            self._metric_pairs = [(None, metrics_module.get(m, self.loss)) for m in (metrics or [])]
         ordered = lambda structure: nest.flatten(compile_utils.ordered(self, structure))  # noqa: E731
-        self._compile_metrics = metrics_module.CompileMetrics(self.compiled_metrics, ordered)
+        self._compile_metrics = metrics_module.CompileMetrics(self._metric_pairs, ordered)
         self._loss_tracker = metrics_module.Mean(name="loss")
         self._output_loss_trackers = self._per_output_loss_trackers()
 
     def _per_output_loss_trackers(self) -> list:
         """As Keras 3: with a loss on more than one output, each output's loss (unweighted) is logged as 'name_loss'."""
         names = self.output_names
+        if not names and isinstance(self.loss, list):  # a subclassed model's outputs: named after their losses
+            names = [_loss_label(raw) for raw in self._given_loss]
         if len(names) < 2:
             return []
         if isinstance(self.loss, dict):
@@ -188,13 +210,10 @@ class Model(Layer):
         if metrics is None:
             return []
         if not names:
-            raise ValueError(
-                "compile: metrics per output (a dict, or a list of lists) need a functional model whose outputs "
-                "have names; for one output pass a plain list, e.g. metrics=['accuracy']"
-            )
+            return self._metrics_per_position(metrics)
         if isinstance(metrics, dict):
             per_output = [metrics.get(n, []) for n in names]
-        elif metrics and all(isinstance(m, (list, tuple)) or m is None for m in metrics):
+        elif compile_utils.is_list_of_lists(metrics):
             per_output = list(metrics)
         else:
             per_output = [metrics] * len(names)
@@ -203,9 +222,44 @@ class Model(Layer):
         for index, (name, group, loss) in enumerate(zip(names, per_output, losses)):
             for m in [group] if not isinstance(group, (list, tuple)) else group or []:
                 metric = metrics_module.get(m, loss)
-                metric.name = f"{name}_{metric.name}"
+                if len(names) > 1:  # Keras 3 puts the output's name first only when there are several
+                    metric.name = f"{name}_{metric.name}"
                 out.append((index, metric))
         return out
+
+    def _metrics_per_position(self, metrics: Any) -> list:
+        """A subclassed model's outputs have no names: a list of lists gives each output (in the order `call`
+        returns them) its metrics, logged under their own names, as Keras 3 does (a repeated name gets '_1')."""
+        if not compile_utils.is_list_of_lists(metrics):
+            raise ValueError(
+                f"compile: metrics={metrics!r} does not say which output each metric is for (Keras 3 refuses it too: "
+                "they must match the output structure of the model). A subclassed model's outputs have no names, so "
+                "give a list of lists, one list per output in the order call() returns them, e.g. "
+                "metrics=[['accuracy'], ['mae']] (None for an output without metrics)"
+            )
+        out = []
+        for index, group in enumerate(metrics):
+            out += [(index, metrics_module.get(m)) for m in group or [] if m is not None]
+        taken: dict[str, int] = {}
+        for _, metric in out:
+            seen = taken.get(metric.name, 0)
+            taken[metric.name] = seen + 1
+            if seen:
+                metric.name = f"{metric.name}_{seen}"
+        return out
+
+    @property
+    def compiled_metrics(self) -> Any:
+        """Keras 2's name for the compiled metrics (`self.compiled_metrics.update_state(y, y_pred)` in a
+        train_step): Keras 3 still gives them, with a deprecation warning, and so does minitape."""
+        warnings.warn(_COMPILED_METRICS_DEPRECATED, stacklevel=2)
+        return getattr(self, "_compile_metrics", None)
+
+    def compiled_loss(self, y: Any, y_pred: Any, sample_weight: Any = None, regularization_losses: Any = None) -> Any:
+        """Keras 2's loss call in a train_step: Keras 3 keeps it, deprecated, as `compute_loss(x=None, y, y_pred,
+        sample_weight)` (with `model.losses` added), and so does minitape."""
+        warnings.warn(_COMPILED_LOSS_DEPRECATED, stacklevel=2)
+        return self.compute_loss(x=None, y=y, y_pred=y_pred, sample_weight=sample_weight)
 
     @property
     def metrics(self) -> list:
@@ -213,7 +267,7 @@ class Model(Layer):
         if not hasattr(self, "_loss_tracker"):
             return []
         per_output = [m for m in self._output_loss_trackers if m is not None]
-        return [self._loss_tracker, *([self._compile_metrics] if self.compiled_metrics else []), *per_output]
+        return [self._loss_tracker, *([self._compile_metrics] if self._metric_pairs else []), *per_output]
 
     @property
     def metrics_names(self) -> list[str]:
@@ -247,8 +301,8 @@ class Model(Layer):
                 if fn is None:
                     continue
                 term = fn(target, prediction) if sample_weight is None else fn(target, prediction, sample_weight)
-                if tracker is not None:  # unweighted, as Keras 3 logs it
-                    tracker.update_state(np.asarray(term), sample_weight=compile_utils.batch_size_of(prediction))
+                if tracker is not None:  # unweighted by loss_weights, and one count per batch whatever its size:
+                    tracker.update_state(np.asarray(term))  # Keras 3 in fit's tf.function (a batch size of None)
                 term = term if weight == 1 else term * weight
                 total = term if total is None else total + term
         elif loss is not None:
@@ -443,6 +497,47 @@ class Model(Layer):
     to_json = unsupported.method("keras.Model", "to_json")
     export = unsupported.method("keras.Model", "export")
 
+    # Keras 2's model methods that Keras 3 removed (TensorFlow 2.21 has none of them either) name their Keras 3
+    # spelling in the AttributeError; hasattr(model, "fit_generator") stays False, as in TensorFlow
+    fit_generator = property(lambda self: _removed(self, "fit_generator"))
+    evaluate_generator = property(lambda self: _removed(self, "evaluate_generator"))
+    predict_generator = property(lambda self: _removed(self, "predict_generator"))
+    predict_classes = property(lambda self: _removed(self, "predict_classes"))
+    predict_proba = property(lambda self: _removed(self, "predict_proba"))
+
+
+def _removed(model: Model, name: str) -> Any:
+    raise AttributeError(
+        f"'{type(model).__name__}' object has no attribute '{name}': Keras 3 removed it; {_KERAS2_METHODS[name]}"
+    )
+
+
+_KERAS2_METHODS = {
+    "fit_generator": "use model.fit(generator, ...), which takes any iterable of batches",
+    "evaluate_generator": "use model.evaluate(generator, ...)",
+    "predict_generator": "use model.predict(generator, ...)",
+    "predict_classes": "use np.argmax(model.predict(x), axis=-1) (or (model.predict(x) > 0.5) for one sigmoid output)",
+    "predict_proba": "use model.predict(x): a softmax or sigmoid output already gives probabilities",
+}
+
+
+def clone_model(model: Model, input_tensors: Any = None, clone_function: Any = None, **kwargs: Any) -> Model:
+    """A new model with the same layers and new weights, as Keras 3's clone_model:
+    `model.__class__.from_config(model.get_config())` (copy the weights with `set_weights` if wanted)."""
+    if input_tensors is not None or clone_function is not None or kwargs:
+        raise NotImplementedError(
+            "clone_model: minitape clones a model as it is (no input_tensors, clone_function or call_function); "
+            "rebuild the parts you want to change with the functional API"
+        )
+    return type(model).from_config(model.get_config())  # a subclassed model: cls(**config), its own get_config
+
+
+def _loss_label(loss: Any) -> str:
+    """How Keras 3 names an output's loss when the output has no name: the string given, or the loss's name."""
+    if isinstance(loss, str):
+        return loss
+    return getattr(loss, "name", None) or getattr(loss, "__name__", "loss")
+
 
 def __getattr__(name: str) -> Any:
     """`keras.models.load_model` and friends: an error that says they are missing and what to use instead."""
@@ -460,6 +555,8 @@ class Sequential(Model):
             self.add(layer)
 
     def add(self, layer: Any) -> None:
+        if isinstance(layer, InputLayer):  # Sequential([InputLayer(shape=(4,)), ...]): its tensor starts the model
+            layer = layer.output
         if isinstance(layer, symbolic.KerasTensor):
             if self._stack or layer.node is not None:
                 raise ValueError("Sequential: a keras.Input can only come first")
@@ -485,6 +582,15 @@ class Sequential(Model):
             self._symbolic.append(given if given is not None else Input(batch_shape=self._input_shape_arg))
         for layer in self._stack[len(self._symbolic) - 1 :]:
             self._symbolic.append(layer(self._symbolic[-1]))
+
+    def get_config(self) -> dict:
+        """Keras 3's Sequential config: its layers in order (the InputLayer first, when the input shape is known)."""
+        return model_config.sequential_config(self)
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: dict | None = None) -> Any:
+        """A new Sequential with the same layers (new weights: copy them with `set_weights`)."""
+        return model_config.sequential_from_config(cls, config, custom_objects)
 
     def pop(self) -> Layer:
         if not self._stack:
@@ -522,7 +628,9 @@ class Sequential(Model):
         return list(self._stack)
 
     def call(self, inputs: Any, training: bool = False) -> Any:
-        outputs = inputs if self._input_shape_arg is None else symbolic.adjust_rank(inputs, self._input_shape_arg)
+        outputs = inputs
+        if self._input_shape_arg is not None:
+            outputs = symbolic.checked_input(outputs, self._input_shape_arg, "Input 0", self.name)
         for layer in self._stack:
             outputs = layer(outputs, training=training)
         return outputs
@@ -531,8 +639,20 @@ class Sequential(Model):
 class InputLayer(Layer):
     """The first entry of a functional model's `layers`: where an Input enters. No weights; passes data on."""
 
-    def __init__(self, shape: tuple, batch_size: int | None = None, dtype: Any = None, name: str | None = None):
-        super().__init__(name=name or backend.unique_name("input_layer"), dtype=dtype)
+    def __init__(
+        self,
+        shape: Any = None,
+        batch_size: int | None = None,
+        dtype: Any = None,
+        name: str | None = None,
+        batch_shape: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        if kwargs.pop("sparse", None) or kwargs.pop("ragged", None):
+            raise NotImplementedError("InputLayer: minitape has no sparse or ragged tensors")
+        kwargs.pop("optional", None)
+        shape, batch_size = _input_layer_shape(shape, batch_size, batch_shape, kwargs)
+        super().__init__(name=name or backend.unique_name("input_layer"), dtype=dtype, **kwargs)
         tensor = symbolic.KerasTensor((batch_size, *shape), self.dtype, name=self.name)
         tensor.input_layer = self
         node = symbolic.Node(self, tensor)
@@ -540,6 +660,25 @@ class InputLayer(Layer):
         self._inbound_node = node  # input and output are both the Input tensor
         self._output_shape = tensor.shape
         self.built = True
+
+    def get_config(self) -> dict:
+        """Keras 3's InputLayer config."""
+        return {"batch_shape": self._output_shape, "dtype": self.dtype, "sparse": False, "name": self.name}
+
+
+def _input_layer_shape(shape: Any, batch_size: Any, batch_shape: Any, kwargs: dict) -> tuple[tuple, Any]:
+    """InputLayer's shape without the batch axis, and its batch size: Keras 2's `input_shape=` and
+    `batch_input_shape=` are read as Keras 3 reads them (the first with its deprecation warning)."""
+    if "input_shape" in kwargs:
+        warnings.warn("Argument `input_shape` is deprecated. Use `shape` instead.", stacklevel=3)
+        shape = kwargs.pop("input_shape")
+    if "batch_input_shape" in kwargs:
+        batch_shape = kwargs.pop("batch_input_shape")
+    if batch_shape is not None:
+        batch_size, shape = batch_shape[0], tuple(batch_shape[1:])
+    if shape is None:
+        raise ValueError("InputLayer needs a shape, e.g. InputLayer(shape=(784,)) (the batch axis is left out)")
+    return ((shape,) if isinstance(shape, int) else tuple(shape)), batch_size
 
 
 def Input(  # noqa: N802 - Keras' name

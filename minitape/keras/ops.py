@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import minitape as mt
+from minitape.keras import activations
 from minitape.keras.unsupported import module_getattr
 
 # the ops whose Keras 3 form is minitape's op under the same or another name, arguments in the same order
@@ -25,7 +26,8 @@ einsum = mt.einsum
 add, subtract, multiply, divide, power = mt.add, mt.subtract, mt.multiply, mt.divide, mt.pow
 negative, abs, sqrt, square = mt.negative, mt.abs, mt.sqrt, mt.square  # noqa: A001 - Keras 3's names
 exp, log, log1p, sin, cos, tanh = mt.exp, mt.math.log, mt.math.log1p, mt.sin, mt.cos, mt.tanh
-sigmoid, relu, softplus, silu = mt.sigmoid, mt.nn.relu, mt.nn.softplus, mt.nn.silu
+relu, softplus, silu = mt.nn.relu, mt.nn.softplus, mt.nn.silu
+sigmoid = activations.sigmoid  # its output linked to x for binary crossentropy, as Keras 3's is
 maximum, minimum = mt.maximum, mt.minimum
 equal, not_equal, greater, less = mt.equal, mt.not_equal, mt.greater, mt.less
 greater_equal, less_equal = mt.greater_equal, mt.less_equal
@@ -109,7 +111,8 @@ def argmin(x: Any, axis: int | None = None, keepdims: bool = False) -> Any:
 
 
 def softmax(x: Any, axis: int = -1) -> Any:
-    return mt.nn.softmax(x, axis=axis)
+    """Keras 3's softmax, its output linked to x for the crossentropies (see kept_logits)."""
+    return activations.softmax(x, axis=axis)
 
 
 def log_softmax(x: Any, axis: int = -1) -> Any:

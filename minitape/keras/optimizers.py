@@ -46,6 +46,36 @@ def _current(variable: Variable) -> np.ndarray:
     return value  # (numpy() for 0-d: after assign_add a 0-d variable may hold a numpy scalar, not an array)
 
 
+_EMA_SETTINGS = frozenset({"use_ema", "ema_momentum", "ema_overwrite_frequency"})  # accepted while use_ema is off
+_KERAS2_NAMES = {"lr": "learning_rate"}  # Keras 2's spelling -> Keras 3's
+
+
+def _check_keywords(kind: str, kwargs: dict) -> None:
+    """Keras 3's rules for the keywords it no longer has: `decay` is ignored with its warning, anything else
+    unknown (Keras 2's `lr` among them) is its ValueError, with the Keras 3 spelling where there is one. EMA
+    of the weights is refused when switched on: minitape has none."""
+    if kwargs.pop("decay", None) is not None:
+        warnings.warn("Argument `decay` is no longer supported and will be ignored.", stacklevel=3)
+    if kwargs.get("use_ema"):
+        raise ValueError(f"{kind}: use_ema=True asks for an EMA of the weights, which minitape does not keep")
+    unknown = {k: v for k, v in kwargs.items() if k not in _EMA_SETTINGS}
+    if unknown:
+        renamed = [f"`{k}` is `{_KERAS2_NAMES[k]}` in Keras 3" for k in unknown if k in _KERAS2_NAMES]
+        hint = f" ({'; '.join(renamed)}: e.g. {kind}(learning_rate=0.01))" if renamed else ""
+        raise ValueError(f"Argument(s) not recognized: {unknown}{hint}")
+
+
+def _check_learning_rate(value: Any) -> None:
+    """Keras 3 takes a number, a schedule or a callable; a string, None or a bool is its ValueError."""
+    is_number = isinstance(value, (int, float, np.number, Variable)) and not isinstance(value, (bool, np.bool_))
+    if not (is_number or isinstance(value, schedules.LearningRateSchedule) or callable(value)):
+        raise ValueError(
+            "Argument `learning_rate` should be float, or an instance of LearningRateSchedule, or a callable (that "
+            "takes in the current iteration value and returns the corresponding learning rate value). Received "
+            f"instead: learning_rate={value!r}"
+        )
+
+
 class Optimizer:
     """Base class: subclasses define `_update(value, grad, slots, step, lr)` and the slot names they need.
 
@@ -67,13 +97,8 @@ class Optimizer:
         weight_decay: float | None = None,
         **kwargs: Any,
     ) -> None:
-        unknown = set(kwargs) - {"use_ema", "ema_momentum", "ema_overwrite_frequency"}
-        unknown |= {k for k in ("use_ema",) if kwargs.get(k)}  # accepted only when off
-        if unknown:
-            raise TypeError(
-                f"{type(self).__name__}: unexpected or unsupported keyword argument(s) {sorted(unknown)} "
-                "(minitape has no EMA of the weights)"
-            )
+        _check_keywords(type(self).__name__, kwargs)
+        _check_learning_rate(learning_rate)
         if weight_decay is not None and not weight_decay >= 0:
             raise ValueError(f"{type(self).__name__}: weight_decay must be a number >= 0, got {weight_decay!r}")
         if sum(c is not None for c in (clipnorm, clipvalue, global_clipnorm)) > 1:
@@ -266,8 +291,8 @@ class SGD(Optimizer):
         self, learning_rate: Any = 0.01, momentum: float = 0.0, nesterov: bool = False, name: str = "SGD", **kw: Any
     ) -> None:
         super().__init__(learning_rate, name, **kw)
-        if not 0 <= momentum <= 1:
-            raise ValueError(f"SGD: momentum must be in [0, 1], got {momentum!r}")
+        if isinstance(momentum, (bool, str)) or not 0 <= momentum <= 1:
+            raise ValueError(f"`momentum` must be a float between [0, 1]. Received: momentum={momentum!r}")
         self.momentum, self.nesterov = momentum, nesterov
         self._slot_names = ("momentum",) if momentum else ()
 

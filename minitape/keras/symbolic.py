@@ -241,11 +241,11 @@ class Graph:
                 found.append(node.layer)
         return found
 
-    def run(self, inputs: Any, training: Any) -> Any:
+    def run(self, inputs: Any, training: Any, owner: str = "functional") -> Any:
         """Replay the recorded calls on real tensors: `inputs` in the structure of the model's inputs."""
         values: dict[int, Any] = {}
-        for kt, value in zip(self.flat_inputs, self._flatten_given(inputs)):
-            values[id(kt)] = adjust_rank(value, kt.shape)
+        for index, (kt, value) in enumerate(zip(self.flat_inputs, self._flatten_given(inputs, owner))):
+            values[id(kt)] = checked_input(value, kt.shape, f"Input {index} with name '{kt.name}'", owner)
 
         def value_of(x: Any) -> Any:
             return values[id(x)] if isinstance(x, KerasTensor) else x
@@ -260,15 +260,15 @@ class Graph:
                 values[id(kt)] = value
         return nest.map_structure(value_of, self.outputs)
 
-    def _flatten_given(self, inputs: Any) -> list[Any]:
+    def _flatten_given(self, inputs: Any, owner: str) -> list[Any]:
         if isinstance(inputs, dict) and not isinstance(self.inputs, dict):
             names = [kt.name for kt in self.flat_inputs]
             missing = [n for n in names if n not in inputs]
             if missing:
                 raise ValueError(f"The model's inputs are named {names}; the dict given lacks {missing}")
             return [inputs[n] for n in names]
-        if len(self.flat_inputs) == 1 and not isinstance(inputs, (list, tuple, dict)):
-            return [inputs]
+        if len(self.flat_inputs) == 1:
+            return [one_input(inputs, self.flat_inputs[0].shape, owner)]
         flat = nest.flatten(inputs)
         if len(flat) != len(self.flat_inputs):
             raise ValueError(
@@ -276,6 +276,38 @@ class Graph:
                 f"{[kt.shape for kt in self.flat_inputs]}, but it received {len(flat)}"
             )
         return flat
+
+
+def one_input(value: Any, shape: tuple, owner: str) -> Any:
+    """The value given to a model that takes one input: a list there is refused with what to do, where Keras 3
+    either fails with words about positional arguments or silently keeps the list's first array."""
+    if isinstance(value, (list, tuple)):
+        if value and all(isinstance(v, (list, tuple)) for v in value) and len({len(v) for v in value}) > 1:
+            what = "a ragged list (its rows differ in length), which cannot be one tensor: pad the rows to one length"
+        else:
+            what = f"a list of {len(value)} values: stack them into one array first (np.stack, or np.array(rows))"
+        raise ValueError(f'Model "{owner}" takes one input{_of_shape(shape)}, but received {what}')
+    if isinstance(value, dict):
+        raise ValueError(f'Model "{owner}" takes one input{_of_shape(shape)}, but received a dict {sorted(value)}')
+    return value
+
+
+def _of_shape(shape: Any) -> str:
+    return "" if shape is None else f", of shape {tuple(shape)}"
+
+
+def checked_input(value: Any, shape: tuple, which: str, owner: str) -> Any:
+    """A model's input, its rank adjusted as Keras 3 allows, then checked against the declared shape as Keras 3's
+    input spec does: a model built for (None, 4) refuses (5, 2, 4) instead of running Dense on the last axis."""
+    value = adjust_rank(value, shape)
+    found = tuple(getattr(value, "shape", None) or np.shape(value))
+    fits = len(found) == len(shape) and all(want is None or want == got for want, got in zip(shape, found))
+    if not fits:
+        raise ValueError(
+            f"{which} of layer '{owner}' is incompatible with the layer: expected shape={tuple(shape)}, found "
+            f"shape={found}"
+        )
+    return value
 
 
 def adjust_rank(value: Any, shape: tuple) -> Any:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 _SAVE = (
-    "minitape saves weights, not whole models (it cannot write a model's architecture as a config): "
+    "minitape saves weights, not whole models (it writes no model files; get_config/from_config copy a model's "
+    "architecture within a session): "
     "`model.save_weights('model.weights.h5')` writes Keras 3's weights file, and after building the same "
     "model again with the same code, `model.load_weights('model.weights.h5')` restores it"
 )
@@ -13,12 +14,21 @@ _INSTEAD: dict[str, str] = {
     "keras.saving.save_model": _SAVE,
     "keras.saving.load_model": _SAVE,
     "keras.mixed_precision": "minitape computes in one dtype (float32 by default): no mixed precision",
-    "keras.preprocessing": "prepare the data with numpy (or mt.image) before fit",
+    "keras.preprocessing.image": "prepare images with numpy (or mt.image) before fit",
+    "keras.preprocessing.text": "split and index the text with Python (a dict of words), then pad_sequences",
     "keras.applications": "there are no pretrained models; build the network from keras.layers",
     "keras.export": _SAVE,
     # keras.utils.*
     "keras.utils.plot_model": (
         "there is no model plot; print model.summary(), or draw a recorded tape with minitape.widgets.TapeView"
+    ),
+    "keras.utils.Sequence": (
+        "fit takes any iterable of (x, y) batches: pass a generator over your batches, e.g. "
+        "(seq[i] for i in range(len(seq))), or mt.data.Dataset.from_generator"
+    ),
+    "keras.utils.PyDataset": (
+        "fit takes any iterable of (x, y) batches: pass a generator over your batches, e.g. "
+        "(ds[i] for i in range(len(ds))), or mt.data.Dataset.from_generator"
     ),
     "keras.utils.model_to_dot": "there is no model plot; print model.summary()",
     "keras.utils.array_to_img": "show the array with matplotlib: plt.imshow(array)",
@@ -27,7 +37,6 @@ _INSTEAD: dict[str, str] = {
     # keras.models.* / model methods
     "keras.models.load_model": _SAVE,
     "keras.models.save_model": _SAVE,
-    "keras.models.clone_model": "build a new model with the same code, then new.set_weights(old.get_weights())",
     "keras.models.model_from_json": _SAVE,
     "keras.Model.save": _SAVE,
     "keras.Model.to_json": _SAVE,
@@ -94,7 +103,6 @@ _INSTEAD: dict[str, str] = {
         ],
         "use np.corrcoef on model.predict(x) and y, or keras.metrics.R2Score",
     ),
-    "keras.metrics.Sum": "keep a running total in your own keras.metrics.Metric subclass (add_weight, assign_add)",
     "keras.metrics.binary_focal_crossentropy": "there is no focal loss; use keras.metrics.binary_crossentropy",
     "keras.metrics.categorical_focal_crossentropy": (
         "there is no focal loss; use keras.metrics.categorical_crossentropy"
@@ -128,10 +136,6 @@ _INSTEAD: dict[str, str] = {
     "keras.layers.CenterCrop": "use keras.layers.Cropping2D",
     "keras.layers.Discretization": "bucket the values with np.digitize before converting",
     # keras.initializers.* / regularizers / activations
-    **dict.fromkeys(
-        [f"keras.initializers.{n}" for n in ("Identity", "IdentityInitializer", "identity")],
-        "pass a function: kernel_initializer=lambda shape, dtype=None: np.eye(*shape, dtype=dtype)",
-    ),
     **dict.fromkeys(
         [f"keras.regularizers.{n}" for n in ("OrthogonalRegularizer", "orthogonal_regularizer")],
         "use keras.regularizers.L2, or a function of the weights returning a scalar penalty",

@@ -21,6 +21,39 @@ def set_random_seed(seed: int) -> None:
     np.random.seed(seed)
 
 
+def pad_sequences(
+    sequences: Any,
+    maxlen: int | None = None,
+    dtype: Any = "int32",
+    padding: str = "pre",
+    truncating: str = "pre",
+    value: Any = 0.0,
+) -> np.ndarray:
+    """Lists of different lengths -> one (n, maxlen) array, as Keras' pad_sequences: shorter ones padded with
+    `value` before ('pre') or after ('post'), longer ones cut at the start ('pre') or the end ('post')."""
+    for what, given in (("padding", padding), ("truncating", truncating)):
+        if given not in ("pre", "post"):
+            raise ValueError(f'{what} type "{given}" not understood: use "pre" or "post"')
+    rows = [np.asarray(s) for s in sequences]
+    maxlen = max((len(r) for r in rows), default=0) if maxlen is None else int(maxlen)
+    out = np.full((len(rows), maxlen), value, dtype=dtype)
+    for i, row in enumerate(rows):
+        kept = row[max(len(row) - maxlen, 0) :] if truncating == "pre" else row[:maxlen]
+        if padding == "pre":
+            out[i, maxlen - len(kept) :] = kept
+        else:
+            out[i, : len(kept)] = kept
+    return out
+
+
+def normalize(x: Any, axis: int = -1, order: int = 2) -> np.ndarray:
+    """x divided by its `order`-norm along `axis` (a zero norm leaves zeros), as keras.utils.normalize."""
+    x = np.asarray(x)
+    norm = np.atleast_1d(np.linalg.norm(x, order, axis))
+    norm[norm == 0] = 1
+    return x / np.expand_dims(norm, axis)
+
+
 def to_categorical(x: Any, num_classes: int | None = None) -> Any:
     """Integer labels -> one-hot rows, as Keras 3: float64 numpy rows for arrays and lists, a float32 tensor for a
     tensor. A trailing axis of size 1 is dropped first (labels of shape (n, 1) give (n, num_classes))."""

@@ -96,8 +96,9 @@ NN = {
         "there is no CTC: minitape has no sequence models",
     ),
     **dict.fromkeys(
-        ("nce_loss", "sampled_softmax_loss", "fixed_unigram_candidate_sampler", "learned_unigram_candidate_sampler"),
-        "there is no sampled loss: use mt.nn.sparse_softmax_cross_entropy_with_logits over all classes",
+        ("fixed_unigram_candidate_sampler", "learned_unigram_candidate_sampler"),
+        "only the log-uniform and uniform samplers are there (mt.random.log_uniform_candidate_sampler, "
+        "mt.random.uniform_candidate_sampler); or pass sampled_values= to mt.nn.nce_loss / sampled_softmax_loss",
     ),
     **dict.fromkeys(
         ("local_response_normalization", "lrn"), "there is no local response normalization; use batch_normalization"
@@ -255,14 +256,9 @@ RANDOM = (
         )
     }
     | {
-        name: "candidate sampling is left out; draw the classes with mt.random.categorical"
-        for name in (
-            "all_candidate_sampler",
-            "fixed_unigram_candidate_sampler",
-            "learned_unigram_candidate_sampler",
-            "log_uniform_candidate_sampler",
-            "uniform_candidate_sampler",
-        )
+        name: "only mt.random.log_uniform_candidate_sampler and uniform_candidate_sampler are there; draw other "
+        "classes with mt.random.categorical"
+        for name in ("all_candidate_sampler", "fixed_unigram_candidate_sampler", "learned_unigram_candidate_sampler")
     }
     | {
         "Algorithm": "there is one algorithm, numpy's PCG64; drop the alg argument",

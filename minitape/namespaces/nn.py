@@ -2,6 +2,7 @@
 
 from typing import NoReturn
 
+from minitape.namespaces.sampled_losses import compute_accidental_hits, nce_loss, sampled_softmax_loss  # noqa: F401
 from minitape.ops.composite_ops import (  # noqa: F401
     batch_normalization,
     bias_add,

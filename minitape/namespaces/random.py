@@ -362,3 +362,7 @@ experimental = _Experimental()
 
 def __getattr__(name: str) -> Any:
     missing.raise_missing("tf.random", name, missing.RANDOM)
+
+
+# the candidate samplers of the sampled losses (tf.nn.nce_loss, sampled_softmax_loss), which draw with _rng above
+from minitape.namespaces.sampled_losses import log_uniform_candidate_sampler, uniform_candidate_sampler  # noqa: E402, F401

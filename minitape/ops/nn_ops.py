@@ -261,7 +261,14 @@ _sparse_xent_backprop_op = defop("SparseSoftmaxCrossEntropyWithLogitsGrad", _spa
 
 
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
-    """Per-example -sum(labels * log softmax(logits)); labels are probabilities."""
+    """Per-example -sum(labels * log softmax(logits)); labels are probabilities.
+
+    As TensorFlow's fused kernel: the gradient for the logits is softmax(logits) - labels, which is the
+    derivative only when each row of labels sums to 1 (a distribution, as TensorFlow documents it). For
+    multi-hot labels or rows that sum to something else, the formula's own derivative would be
+    sum(labels) softmax(logits) - labels; TensorFlow (and so minitape) trains with p - labels anyway. The
+    gradient for the labels is -log softmax(logits).
+    """
     label_shape, logit_shape = np.shape(_plain(labels)), np.shape(_plain(logits))
     if label_shape != logit_shape:
         raise ValueError(
@@ -269,7 +276,46 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
             f"{list(logit_shape)}; labels must be one probability per class, of the logits' shape (for class "
             "indices use sparse_softmax_cross_entropy_with_logits)"
         )
-    return -reduce_sum(labels * log_softmax(logits, axis=axis), axis=axis)
+    rank = len(logit_shape)
+    axis = int(_plain(axis)) % rank if rank else 0
+    if rank and axis != rank - 1:  # the kernel works on the last axis: move the classes there, as TensorFlow does
+        from minitape.ops.array_ops import transpose
+
+        perm = [i for i in range(rank) if i != axis] + [axis]
+        return _xent_op(transpose(logits, perm), transpose(labels, perm))[0]
+    return _xent_op(logits, labels)[0]
+
+
+def _xent(logits, labels):
+    """(the loss per example, softmax(logits) - labels): the two outputs of TensorFlow's kernel."""
+    if logits.dtype.kind != "f":
+        raise TypeError(NOT_FLOATING.format(logits.dtype.name))
+    shifted = _shifted(logits)
+    e = np.exp(shifted)
+    total = np.add.reduce(e, axis=-1, keepdims=True)
+    log_p = shifted - np.log(total)
+    return -np.add.reduce(labels * log_p, axis=-1), e / total - labels
+
+
+def _xent_rule(op, g_loss, g_backprop):
+    """TensorFlow's rule: dlogits = g (p - labels), plus the softmax's VJP of a gradient that reached the second
+    output (only a higher-order pass sends one); dlabels = -g log softmax(logits)."""
+    logits = op.x
+    g = reshape(g_loss, (*op.input_shapes[0][:-1], 1))
+    d_logits = d_labels = None
+    if op.needs[0]:
+        d_logits = g * op.outputs[1]
+        if np.count_nonzero(_plain(g_backprop)):
+            p = softmax(logits)
+            d_logits = d_logits + p * (g_backprop - reduce_sum(g_backprop * p, axis=-1, keepdims=True))
+    if op.needs[1]:
+        d_labels = -g * log_softmax(logits)
+    return d_logits, d_labels
+
+
+_xent_op = defop(
+    "SoftmaxCrossEntropyWithLogits", _xent, _xent_rule, keep="both", same_dtype=(0, 1), n_outputs=2, floating=True
+)
 
 
 def check_same_shape(what, labels, logits):

@@ -122,10 +122,18 @@ CELLS = [
     """),
     md(r"""
     The loss on a batch, and its gradient with respect to every variable, in one backward pass. The loss works on
-    *logits* (unnormalised scores): `from_logits=True` applies a numerically stable log-softmax inside.
+    *logits* (unnormalised scores): `from_logits=True` applies a numerically stable log-softmax inside. Per image,
+    its gradient for the logits is $\mathrm{softmax}(z) - \mathrm{onehot}(y)$, computed by one fused op, as in
+    TensorFlow. (With probability targets, `CategoricalCrossentropy`, TensorFlow's fused op keeps that rule,
+    $\mathrm{softmax}(z) - y$, which is the true derivative only when each row of targets sums to 1; minitape
+    does the same, so multi-hot targets train as in TensorFlow.)
     """, ko=r"""
     배치 하나에 대한 손실과, 모든 변수에 대한 그 그래디언트를 역전파 한 번으로 구합니다. 손실은 *로짓*(정규화되지
-    않은 점수)을 받습니다. `from_logits=True`면 안에서 수치적으로 안정한 log-softmax를 적용합니다.
+    않은 점수)을 받습니다. `from_logits=True`면 안에서 수치적으로 안정한 log-softmax를 적용합니다. 이미지마다
+    로짓에 대한 그래디언트는 $\mathrm{softmax}(z) - \mathrm{onehot}(y)$이고, TensorFlow처럼 융합된 연산 하나로
+    계산합니다. (확률 타깃을 받는 `CategoricalCrossentropy`에서도 TensorFlow의 융합 연산은 같은 규칙
+    $\mathrm{softmax}(z) - y$를 씁니다. 이 식은 타깃의 각 행의 합이 1일 때만 참인 도함수입니다. minitape도 똑같이
+    하므로, 멀티-핫 타깃도 TensorFlow에서와 같게 훈련됩니다.)
     """),
     code("""
     loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)

@@ -203,9 +203,7 @@ def test_the_engine_imports_nothing_outside_it_but_numpy_and_tensorflows_value_r
             if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("minitape"):
                 called_later = node.col_offset > 0  # inside a method: tape.explain, tape.jacobian, scatter updates
                 lazy = called_later and node.module.startswith(("minitape.aids", "minitape.ops"))
-                assert node.module.startswith(allowed) or lazy, (
-                    f"{path.name} imports {node.module}"
-                )
+                assert node.module.startswith(allowed) or lazy, f"{path.name} imports {node.module}"
 
 
 def test_the_reading_order_is_the_same_in_readme_and_the_engines_docstring():

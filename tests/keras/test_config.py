@@ -44,16 +44,17 @@ def test_from_config_explains_an_init_that_does_not_take_the_config():
         Strict.from_config(Strict(3).get_config())
 
 
-def test_model_config_for_a_subclassed_model_and_a_clear_refusal_for_a_functional_one():
+def test_model_config_for_a_subclassed_model_has_keras_3s_base_keys():
     class Custom(keras.Model):
         def call(self, x):
             return x
 
-    assert Custom(name="m").get_config()["name"] == "m"
-    inputs = keras.Input((4,))
-    functional = keras.Model(inputs, keras.layers.Dense(1)(inputs))
-    with pytest.raises(NotImplementedError, match="set_weights"):
-        functional.get_config()
+    assert Custom(name="m").get_config() == {
+        "name": "m",
+        "trainable": True,
+        "dtype": "float32",
+        "activity_regularizer": None,
+    }
 
 
 def test_to_categorical_as_keras_3():

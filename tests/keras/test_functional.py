@@ -222,7 +222,7 @@ def test_metrics_per_output_need_named_outputs():
         def call(self, x):
             return self.dense(x)
 
-    with pytest.raises(ValueError, match="metrics per output .* need a functional model"):
+    with pytest.raises(ValueError, match="does not say which output each metric is for.*list of lists"):
         Subclassed().compile("sgd", loss="mse", metrics={"dense": ["mae"]})
 
 

@@ -301,7 +301,7 @@ def test_adamw_by_name_and_its_weight_decay_with_a_schedule():
 
 
 def test_unsupported_options_are_refused_by_name():
-    with pytest.raises(TypeError, match="use_ema"):
+    with pytest.raises(ValueError, match="use_ema=True asks for an EMA"):
         optimizers.Adam(use_ema=True)
 
 

@@ -474,7 +474,7 @@ def test_save_freq_in_batches_names_epoch_and_batch(tmp_path):
 def test_saving_whole_models_is_refused_at_construction_with_what_to_pass_instead():
     with pytest.raises(
         NotImplementedError,
-        match=r"cannot write a model's architecture.*ModelCheckpoint\('best\."
+        match=r"writes no model files.*ModelCheckpoint\('best\."
         r"weights\.h5', save_weights_only=True",
     ):
         keras.callbacks.ModelCheckpoint("best.keras", save_best_only=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from minitape.keras import activations
 from minitape.keras.layers.base import Layer
 from minitape.namespaces import nn
 from minitape.ops.api import where
@@ -17,7 +18,7 @@ class Softmax(Layer):
         self.axis = axis
 
     def call(self, inputs: Any) -> Any:
-        return nn.softmax(inputs, axis=self.axis)
+        return activations.softmax(inputs, axis=self.axis)
 
 
 class LeakyReLU(Layer):

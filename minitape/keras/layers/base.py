@@ -51,6 +51,8 @@ class Layer(Module):
 
             build_then_mark_built._sets_built = True  # type: ignore[attr-defined]
             cls.build = build_then_mark_built
+        if cls.__module__.startswith("minitape.keras.layers") and "__init__" in cls.__dict__:
+            cls.__init__ = _recording_arguments(cls.__dict__["__init__"])
 
     def __init__(
         self,
@@ -83,14 +85,19 @@ class Layer(Module):
     def get_config(self) -> dict:
         """What rebuilds this layer with `from_config`: Keras 3's base keys (its dtype is a name here, not a policy).
 
-        A layer whose __init__ takes more arguments adds them: `config = super().get_config(); config.update(...)`.
+        A built-in layer adds every argument of its constructor, as given or defaulted (objects such as
+        initializers stay objects: the config rebuilds the layer, it is not JSON). Your own layer whose __init__
+        takes more arguments adds them: `config = super().get_config(); config.update(...)`.
         """
-        return {
+        base = {
             "name": self.name,
             "trainable": self.trainable,
             "dtype": self.dtype,
             "activity_regularizer": self.activity_regularizer,
         }
+        if type(self).__module__.startswith("minitape.keras.layers"):  # a built-in layer: every argument of its
+            base.update({k: v for k, v in vars(self).get("_given_arguments", {}).items() if k not in base})  # call
+        return base
 
     @classmethod
     def from_config(cls, config: dict) -> Any:
@@ -183,6 +190,40 @@ class Layer(Module):
             constraints.register(variable, constraint)
         return variable
 
+    def add_variable(self, *args: Any, **kwargs: Any) -> Variable:
+        """Keras 3's `add_variable(shape, initializer, ...)`: `add_weight` with the shape first.
+
+        Keras 2's `add_variable` took the name first (`add_variable("w", shape=[2])`); Keras 3 reads that name as
+        the shape and fails, and so does minitape, with the Keras 3 spelling in the error.
+        """
+        if args and isinstance(args[0], str):
+            given = args[0]
+            raise TypeError(
+                f"{type(self).__name__}.add_variable takes the shape first, as in Keras 3: "
+                f"add_variable(shape, initializer, name={given!r}); Keras 2's add_variable({given!r}, shape=...) "
+                f"is written add_weight(name={given!r}, shape=...) in Keras 3"
+            )
+        return self._add_variable(*args, **kwargs)
+
+    def _add_variable(
+        self,
+        shape: Any = None,
+        initializer: Any = None,
+        dtype: Any = None,
+        trainable: bool = True,
+        autocast: bool = True,
+        regularizer: Any = None,
+        constraint: Any = None,
+        name: str | None = None,
+        **kwargs: Any,
+    ) -> Variable:
+        if kwargs:
+            raise TypeError(f"{type(self).__name__}.add_variable: unexpected keyword argument(s) {sorted(kwargs)}")
+        return self.add_weight(
+            name=name, shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
+            trainable=trainable, constraint=constraint,
+        )  # fmt: skip
+
     def add_loss(self, loss: Any) -> None:
         """Add a scalar (e.g. a penalty computed in `call`) to `layer.losses`; `fit` adds them to the loss.
 
@@ -193,6 +234,15 @@ class Layer(Module):
         if not self._call_losses:
             backend.note_loss_owner(self)
         self._call_losses.append(loss)
+
+    def add_metric(self, value: Any, name: str | None = None, aggregation: Any = None) -> None:
+        """Keras 2's `add_metric` is gone in Keras 3 (TensorFlow 2.21's Keras fails on it too): say what replaced it."""
+        raise NotImplementedError(
+            f"{type(self).__name__}.add_metric: Keras 3 has no add_metric (Keras 2's). Track the value with a "
+            f"metric instead: make self.tracker = keras.metrics.Mean(name={name or 'value'!r}) in __init__ and call "
+            "self.tracker.update_state(value) in call(), then read self.tracker.result(); or log it from your own "
+            "train_step"
+        )
 
     def clear_losses(self) -> None:
         self._call_losses = []
@@ -399,9 +449,32 @@ class Layer(Module):
 
 # Layer attributes that hold no weights or sublayers of their own (or only ones found elsewhere): not walked
 _BOOKKEEPING = frozenset(
-    {"_regularized", "_call_losses", "_module_scope", "_inbound_node", "_graph", "_output_shape"}
+    {"_regularized", "_call_losses", "_module_scope", "_inbound_node", "_graph", "_output_shape", "_given_arguments"}
     | {"_states"}  # a stateful RNN's carried states: Variables, but not weights (Keras 3 leaves them out too)
 )
+
+
+def _recording_arguments(init: Any) -> Any:
+    """A built-in layer's __init__ that first keeps the arguments of the call (defaults filled in), for
+    get_config: the outermost class's own, since a subclass's __init__ runs before its parents'."""
+    signature = inspect.signature(init)
+
+    @functools.wraps(init)
+    def init_keeping_arguments(self: Layer, *args: Any, **kwargs: Any) -> None:
+        if "_given_arguments" not in vars(self):
+            bound = signature.bind(self, *args, **kwargs)
+            bound.apply_defaults()
+            given: dict[str, Any] = {}
+            for name, value in list(bound.arguments.items())[1:]:
+                kind = signature.parameters[name].kind
+                if kind is inspect.Parameter.VAR_KEYWORD:
+                    given.update(value)
+                elif kind is not inspect.Parameter.VAR_POSITIONAL:
+                    given[name] = value
+            object.__setattr__(self, "_given_arguments", given)
+        init(self, *args, **kwargs)
+
+    return init_keeping_arguments
 
 
 def _flat_tensors(outputs: Any) -> list[Any]:
@@ -445,3 +518,8 @@ def incompatible(layer: Layer, shape: tuple, expected: str, fix: str = "", which
         f"{expected}, but received an input of shape {tuple(shape)}."
     )
     return ValueError(message + (f" {fix}" if fix else ""))
+
+
+def is_positive_int(value: Any) -> bool:
+    """A Python int above 0, as Keras 3 asks of a layer's sizes (2.5, '3' and numpy's int64 are refused there)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0

@@ -9,7 +9,7 @@ import numpy as np
 from minitape.engine.tensor import Tensor
 from minitape.function.trace import runs_each_call
 from minitape.keras import activations
-from minitape.keras.layers.base import Layer, incompatible
+from minitape.keras.layers.base import Layer, incompatible, is_positive_int
 from minitape.namespaces import random
 from minitape.ops.array_ops import reshape
 from minitape.ops.math_ops import matmul
@@ -35,8 +35,11 @@ class Dense(Layer):
         super().__init__(**kwargs)
         self.kernel_regularizer, self.bias_regularizer = kernel_regularizer, bias_regularizer
         self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
-        if int(units) < 1:
-            raise ValueError(f"Dense: units must be a positive integer, got {units!r}")
+        if not is_positive_int(units):  # Keras 3's words, and the type where that is what is wrong
+            kind = f" (a numpy {type(units).__name__}: pass int(units))" if isinstance(units, np.integer) else ""
+            raise ValueError(
+                f"Received an invalid value for `units`, expected a positive integer. Received: units={units}{kind}"
+            )
         self.units = int(units)
         self.activation = activations.get(activation)
         self.use_bias = use_bias

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from minitape.keras.layers.base import Layer, incompatible
+from minitape.keras.layers.base import Layer, incompatible, is_positive_int
 from minitape.ops.api import gather
 from minitape.ops.math_ops import cast
 
@@ -30,8 +30,11 @@ class Embedding(Layer):
         super().__init__(**kwargs)
         if mask_zero:
             raise NotImplementedError("Embedding(mask_zero=True): minitape has no masking")
-        if int(input_dim) < 1 or int(output_dim) < 1:
-            raise ValueError(f"Embedding: input_dim and output_dim must be positive, got {input_dim}, {output_dim}")
+        for what, size in (("input_dim", input_dim), ("output_dim", output_dim)):
+            if not is_positive_int(size):  # Keras 3's words
+                raise ValueError(
+                    f"`{what}` must be a positive integer. Received: {what}={size} (of type {type(size).__name__})."
+                )
         self.input_dim, self.output_dim = int(input_dim), int(output_dim)
         self.embeddings_initializer = embeddings_initializer
         self.embeddings_regularizer, self.embeddings_constraint = embeddings_regularizer, embeddings_constraint
