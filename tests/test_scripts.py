@@ -407,7 +407,7 @@ def test_pip_says_every_10_s_what_it_is_doing(project: Path, tmp_path: Path) -> 
     assert "    pip, 10 s: Collecting jupyterlab>=4.1" in result.stderr.splitlines()
 
 
-def test_the_venv_finds_lesson_tools_from_any_folder_and_has_the_jupyter_set_up(repo_copy: Path, tmp_path: Path) -> None:
+def test_the_venv_finds_lesson_tools_anywhere_and_has_the_jupyter_set_up(repo_copy: Path, tmp_path: Path) -> None:
     """install_lesson_workspace, in a real venv: no PYTHONPATH, no working directory beside lesson_tools."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", ".venv"], cwd=repo_copy, check=True)
     scripts = repo_copy / "scripts"
