@@ -45,10 +45,18 @@ _pip_with_progress() {
 install_lesson_workspace() {
     local site
     site="$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" || return 1
-    mkdir -p .venv/minitape-lessons .venv/etc/jupyter/jupyter_server_config.d .venv/share/jupyter/lab/settings
+    mkdir -p .venv/minitape-lessons .venv/etc/jupyter .venv/share/jupyter/lab/settings
     ln -sfn "$PWD/notebooks/lesson_tools" .venv/minitape-lessons/lesson_tools
     echo "$PWD/.venv/minitape-lessons" >"$site/minitape-lessons.pth"
-    cp scripts/jupyter/minitape-lessons.json .venv/etc/jupyter/jupyter_server_config.d/minitape-lessons.json
+    # the server's own config file (its .d folder only enables extensions), merged into what may be there already
+    .venv/bin/python -c '
+import json, pathlib, sys
+ours, theirs = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+config = json.loads(theirs.read_text()) if theirs.exists() else {}
+for section, values in json.loads(ours.read_text()).items():
+    config.setdefault(section, {}).update(values)
+theirs.write_text(json.dumps(config, indent=4) + "\n")
+' scripts/jupyter/jupyter_server_config.json .venv/etc/jupyter/jupyter_server_config.json
     cp scripts/jupyter/overrides.json .venv/share/jupyter/lab/settings/overrides.json
 }
 

@@ -30,22 +30,6 @@ def _git(repo: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout
 
 
-@pytest.fixture
-def repo_copy(tmp_path: Path) -> Path:
-    """This working tree's tracked and new files, committed in a fresh repository (a clone, uncommitted edits too)."""
-    copy = tmp_path / "minitape"
-    listed = _git(ROOT, "ls-files", "-z", "--cached", "--others", "--exclude-standard").split("\0")
-    for name in filter(None, listed):
-        source = ROOT / name
-        if source.is_file():  # a tracked file deleted in the working tree is not copied
-            (copy / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, copy / name)
-    _git(copy, "init", "-q")
-    _git(copy, "add", "-A")
-    _git(copy, "-c", "user.name=test", "-c", "user.email=test@example.org", "commit", "-q", "-m", "copy")
-    return copy
-
-
 def _lessons_sh(repo: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
     environment = {**os.environ, "MINITAPE_SKIP_SYSTEM_PACKAGES": "1", "MINITAPE_PYTHON": sys.executable, **env}
     environment.pop("JUPYTER_TOKEN", None)
@@ -410,6 +394,9 @@ def test_pip_says_every_10_s_what_it_is_doing(project: Path, tmp_path: Path) -> 
 def test_the_venv_finds_lesson_tools_anywhere_and_has_the_jupyter_set_up(repo_copy: Path, tmp_path: Path) -> None:
     """install_lesson_workspace, in a real venv: no PYTHONPATH, no working directory beside lesson_tools."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", ".venv"], cwd=repo_copy, check=True)
+    server_config = repo_copy / ".venv/etc/jupyter/jupyter_server_config.json"
+    server_config.parent.mkdir(parents=True)
+    server_config.write_text('{"ServerApp": {"shutdown_no_activity_timeout": 600}}')  # someone's own setting
     scripts = repo_copy / "scripts"
     script = f"source {scripts / 'system_packages.sh'}; source {scripts / 'venv.sh'}; install_lesson_workspace"
     subprocess.run(["bash", "-c", script], cwd=repo_copy, check=True)
@@ -420,8 +407,9 @@ def test_the_venv_finds_lesson_tools_anywhere_and_has_the_jupyter_set_up(repo_co
     )
     assert found.returncode == 0, found.stderr
     assert Path(found.stdout.strip()).resolve() == repo_copy / "notebooks" / "lesson_tools" / "__init__.py"
-    config = json.loads((repo_copy / ".venv/etc/jupyter/jupyter_server_config.d/minitape-lessons.json").read_text())
+    config = json.loads(server_config.read_text())
     assert config["ContentsManager"]["pre_save_hook"] == "lesson_tools.workspace.pre_save_hook"
+    assert config["ServerApp"] == {"shutdown_no_activity_timeout": 600}, "a setting already there stays"
     overrides = json.loads((repo_copy / ".venv/share/jupyter/lab/settings/overrides.json").read_text())
     assert overrides["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
     assert _git(repo_copy, "status", "--porcelain", "--untracked-files=all") == "", "all of it stays in .venv"
