@@ -63,9 +63,10 @@ def main(argv: list[str]) -> int:
         return 2
     path, command = argv[0], argv[2:]
     start = time.monotonic()
-    # Ctrl+C reaches the server from the terminal (it asks to confirm): this script only waits for it to end
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
     server = subprocess.Popen(command)
+    # Ctrl+C reaches the server from the terminal (it asks to confirm): this script only waits for it to end. Set
+    # after the start: an ignored signal stays ignored in a child.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, lambda *_: server.terminate())
     info = wait_until_ready(server)
     if info is not None:
