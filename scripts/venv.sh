@@ -35,6 +35,10 @@ _pip_with_progress() {
         elapsed=$((elapsed + 1))
         if [ $((elapsed % 10)) = 0 ]; then
             doing="$(grep -E '^ *(Collecting|Downloading|Building|Installing|Obtaining|Preparing)' "$log" | tail -n 1)"
+            case "$doing" in # pip's last word for a minute or more: the list of every package, on one line
+                "Installing collected packages: "*)
+                    doing="installing the $(($(tr -cd , <<<"$doing" | wc -c) + 1)) packages it collected" ;;
+            esac
             echo "    pip, ${elapsed} s: ${doing:-starting}" | cut -c 1-118 >&2
         fi
     done
