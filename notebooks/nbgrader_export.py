@@ -109,12 +109,13 @@ def exercise_cells(template: nbformat.NotebookNode, solution: nbformat.NotebookN
     key, call = _check_call(body)
     ident = key.replace(".", "_")
     answer = _graded(nb.code(answer_source(template.source, body)), f"answer_{ident}")
+    worth = points.get(key, POINTS)
     test = nb.code(
-        f"# Autograded: exercise {key} passes the check of the cell above ({points.get(key, POINTS)} point(s)).\n"
+        f"# Autograded: exercise {key} passes the check of the cell above ({worth} point{'s' * (worth != 1)}).\n"
         "from lesson_tools.grading import assert_correct\n\n"
         f"assert_correct{call.removeprefix('check')}"
     )
-    return [answer, _graded(test, f"check_{ident}", points.get(key, POINTS))]
+    return [answer, _graded(test, f"check_{ident}", worth)]
 
 
 def nbgrader_notebook(cells: list, points: dict) -> nbformat.NotebookNode:
@@ -135,8 +136,7 @@ def nbgrader_notebook(cells: list, points: dict) -> nbformat.NotebookNode:
         if at is None:
             raise ValueError(f"the solution of exercise {key} follows no cell that calls check({key!r}, ...)")
         out[at : at + 1] = exercise_cells(out[at], solution, points)
-    notebook = nb.notebook(out)
-    return notebook
+    return nb.notebook(out)
 
 
 def export(out_dir: Path, modules: list, lesson_tools: Path) -> list[Path]:

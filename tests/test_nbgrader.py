@@ -6,8 +6,10 @@ Everything happens in tmp_path: the course folder, its nbgrader_config.py and it
 
 from __future__ import annotations
 
+import ast
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -137,3 +139,26 @@ def test_nbgrader_autogrades_a_right_and_a_wrong_submission(course: Path, monkey
     error = next(o for o in graded["outputs"] if o["output_type"] == "error")
     assert error["ename"] == "AssertionError" and "Exercise 3.1: not yet" in error["evalue"]
     assert "watch" in error["evalue"], "the feedback names the slip, as check does in the lesson"
+
+
+def _released(source: str) -> str:
+    """What nbgrader's ClearSolutions leaves of an answer cell with the starting config's empty stub."""
+    return re.sub(rf"(?m)^( *){BEGIN}\n(.*\n)*?\1{END}$", r"\1", source)
+
+
+def test_every_exercise_of_the_course_exports_as_valid_code_before_and_after_release(tmp_path: Path) -> None:
+    subprocess.run(
+        [sys.executable, "notebooks/build_lessons.py", "--nbgrader", str(tmp_path)], cwd=ROOT, check=True, timeout=300
+    )
+    lessons = sorted((tmp_path / "source").glob("*/*.ipynb"))
+    assert len(lessons) == len(list((ROOT / "notebooks" / "lesson_sources").glob("l[0-9][0-9]_*.py")))
+    answers = {key: cell for lesson in lessons for key, cell in _cells(lesson).items() if key.startswith("answer_")}
+    assert len(answers) >= 26
+    for key, cell in answers.items():
+        source = _source(cell)
+        released = _released(source)
+        ast.parse(source)  # the teacher's version runs the solution
+        ast.parse(released)  # the student's version runs too, with the lesson's placeholder
+        assert BEGIN not in released and f'check("{key[7:].replace("_", ".")}"' in released, key
+    assert "    # x = x + 1.0  # fix this line\n" in _source(answers["answer_6_1"]), "a line to fix stays, commented"
+    assert "x.assign_add(1.0)" not in _released(_source(answers["answer_6_1"]))
