@@ -30,6 +30,8 @@ _pip_with_progress() {
     shift
     .venv/bin/python -m pip "$@" >>"$log" 2>&1 &
     pid=$!
+    # a background job ignores Ctrl+C: stop pip with the script, or it would go on writing into .venv
+    trap 'kill "$pid" 2>/dev/null; exit 130' INT TERM
     while kill -0 "$pid" 2>/dev/null; do
         sleep 1
         elapsed=$((elapsed + 1))
@@ -42,6 +44,7 @@ _pip_with_progress() {
             echo "    pip, ${elapsed} s: ${doing:-starting}" | cut -c 1-118 >&2
         fi
     done
+    trap - INT TERM
     wait "$pid"
 }
 

@@ -414,3 +414,36 @@ def test_the_venv_finds_lesson_tools_anywhere_and_has_the_jupyter_set_up(repo_co
     overrides = json.loads((repo_copy / ".venv/share/jupyter/lab/settings/overrides.json").read_text())
     assert overrides["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
     assert _git(repo_copy, "status", "--porcelain", "--untracked-files=all") == "", "all of it stays in .venv"
+
+
+def test_stopping_the_script_stops_pip(project: Path, tmp_path: Path) -> None:
+    """pip runs in the background while the script reports on it: stopped with the script, it writes no further."""
+    assert _ensure_venv(project, tmp_path / "bin").returncode == 0
+    (project / ".venv" / "bin" / "python").write_text(
+        '#!/bin/bash\n[ "$1" = -c ] && { mkdir -p "$PWD/.venv/site"; echo "$PWD/.venv/site"; exit 0; }\n'
+        'echo $$ > "$PWD/pip.pid"; exec sleep 60\n'
+    )
+    (project / "pyproject.toml").write_text('[project]\nname = "z"\n')
+    scripts = ROOT / "scripts"
+    script = f"source {scripts / 'system_packages.sh'}; source {scripts / 'venv.sh'}; ensure_venv test"
+    environment = {"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin", "HOME": str(project)}
+    shell = subprocess.Popen(["bash", "-c", script], cwd=project, env=environment, stderr=subprocess.PIPE, text=True)
+    pid_file = project / "pip.pid"
+    deadline = time.monotonic() + 30
+    while not pid_file.exists() or not pid_file.read_text().strip():
+        assert time.monotonic() < deadline and shell.poll() is None, "pip did not start"
+        time.sleep(0.1)
+    pip = int(pid_file.read_text())
+    shell.terminate()
+    assert shell.wait(timeout=10) == 130
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{pip}").exists() and "zombie" not in _state(pip):
+        assert time.monotonic() < deadline, "pip goes on after the script stopped"
+        time.sleep(0.1)
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/status").read_text().lower()
+    except OSError:
+        return "zombie"
