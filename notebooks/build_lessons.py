@@ -6,6 +6,7 @@ python notebooks/build_lessons.py 01 05      # only lessons whose file name star
 python notebooks/build_lessons.py --no-run   # write without executing (outputs empty)
 python notebooks/build_lessons.py --student-edition OUT_DIR   # every lesson without solution cells, not run
 python notebooks/build_lessons.py --student-edition OUT_DIR --lang ko   # the same in Korean, into OUT_DIR/ko/
+python notebooks/build_lessons.py --nbgrader OUT_DIR   # the course in nbgrader's source layout (nbgrader_export.py)
 """
 
 from __future__ import annotations
@@ -77,7 +78,17 @@ def main() -> None:
     parser.add_argument(
         "--student-edition", metavar="OUT_DIR", type=Path, help="write the lessons without solutions into OUT_DIR"
     )
+    parser.add_argument(
+        "--nbgrader", metavar="OUT_DIR", type=Path, help="write the course in nbgrader's layout: OUT_DIR/source/..."
+    )
     args = parser.parse_args()
+    if args.nbgrader:
+        import nbgrader_export
+
+        chosen = [m for m in lesson_modules() if not args.only or any(m.NAME.startswith(n) for n in args.only)]
+        for path in nbgrader_export.export(args.nbgrader, chosen, HERE / "lesson_tools"):
+            print(f"{path}: nbgrader source, with solution regions and autograded tests")
+        return
     if args.student_edition:
         for path in student_edition(args.student_edition, args.only, args.lang or "en"):
             print(f"{path}: student edition, no solutions")

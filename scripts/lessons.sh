@@ -3,22 +3,24 @@
 #
 #   bash scripts/lessons.sh                  # set up, then open JupyterLab at my-lessons/00_start_here.ipynb
 #   bash scripts/lessons.sh --reset 03       # put lesson 03 back as it was (your copy is kept in my-lessons/backups/)
-#   bash scripts/lessons.sh --setup-only     # do everything but start JupyterLab; print the URL and the command
+#   bash scripts/lessons.sh --setup-only     # do everything but start JupyterLab; print the command
 #   bash scripts/lessons.sh --no-browser     # any other option goes to `jupyter lab`
 #
-# What it does, each step skipped when already done:
+# What it does, each step skipped when already done, each announced with the time it took:
 #   1. installs Graphviz (the visualizer's `dot`) with apt-get (as root, or with sudo when it needs no password) or
 #      brew; when it cannot, it says what to install and goes on (optional: without dot the tape pictures are laid
 #      out by Graphviz's WebAssembly build, which the widgets extra installs);
-#   2. makes .venv and installs this repository into it with the lessons' extras (pip, quiet; again only when
-#      pyproject.toml changes);
+#   2. makes .venv and installs this repository into it with the lessons' extras, JupyterLab and Notebook 7 (pip,
+#      again only when pyproject.toml changes; a line every 10 s says what it is doing), and the lessons' Jupyter
+#      set-up (scripts/venv.sh: lesson_tools importable, the repository's lessons protected from saves, no news);
 #   3. copies each notebooks/NN_*.ipynb to my-lessons/ unless your copy is already there (a lesson added by
 #      `git pull` is copied on the next run; your own copies are never overwritten, except by --reset);
-#   4. starts JupyterLab with the repository's root as its root directory (so minitape/ is there to read) and
-#      prints the URL to open.
+#   4. starts JupyterLab on 127.0.0.1 with the repository's root as its root directory (so minitape/ is there to
+#      read) and, once it answers, prints the URL to open, with its token, as the last line.
 # Environment: MINITAPE_SKIP_SYSTEM_PACKAGES=1 installs no system package (it only checks);
 #   MINITAPE_PYTHON=/path/to/python uses that Python's environment instead of .venv, and installs nothing into it
-#   (it must have minitape[notebooks] installed); MINITAPE_PORT picks the port (default: the first free from 8888).
+#   (it must have minitape[notebooks] installed; lesson_tools then comes from PYTHONPATH); MINITAPE_PORT picks the
+#   port (default: the first free from 8888).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
@@ -47,23 +49,43 @@ while [ "$#" -gt 0 ]; do
     shift
 done
 
+step_start=$SECONDS
+step() { # announce step $1 of 4, named $2
+    step_start=$SECONDS
+    echo "[$1/4] $2"
+}
+step_done() { echo "      $1 ($((SECONDS - step_start)) s)"; }
+
 # 1. System packages: optional, the tape pictures use Graphviz's WebAssembly build without dot, so go on either way.
-ensure_programs "optional: without it the tape visualizer uses Graphviz's WebAssembly build from pip" dot || true
+step 1 "Graphviz (dot), optional: without it the tape pictures use Graphviz's WebAssembly build from pip"
+if ensure_programs "optional: without it the tape visualizer uses Graphviz's WebAssembly build from pip" dot; then
+    step_done "there"
+else
+    step_done "missing: the tape pictures use the WebAssembly build instead"
+fi
 
 # 2. The Python environment.
+step 2 "the Python environment: minitape, JupyterLab, Notebook 7 and the lessons' tools"
 if [ -n "${MINITAPE_PYTHON:-}" ]; then
     python="$MINITAPE_PYTHON"
+    # a Python of your own: nothing is installed into it, so its kernels find lesson_tools on PYTHONPATH
+    export PYTHONPATH="$root/notebooks${PYTHONPATH:+:$PYTHONPATH}"
+    step_done "using $python as it is"
 else
     ensure_venv notebooks
     python="$root/.venv/bin/python"
+    step_done ".venv is ready"
 fi
 
 # 3. The student's copies. The originals stay untouched, so autosave never modifies a tracked file.
+step 3 "your copies of the lessons, in my-lessons/"
+copied=0
 mkdir -p my-lessons
 lessons=(notebooks/[0-9][0-9]_*.ipynb)
 for lesson in "${lessons[@]}"; do
-    [ -e "my-lessons/${lesson##*/}" ] || cp "$lesson" my-lessons/
+    [ -e "my-lessons/${lesson##*/}" ] || { cp "$lesson" my-lessons/ && copied=$((copied + 1)); }
 done
+step_done "$copied copied, ${#lessons[@]} lessons in all"
 landing=00_start_here.ipynb
 for number in ${resets[@]+"${resets[@]}"}; do
     case "$number" in
@@ -89,10 +111,7 @@ for number in ${resets[@]+"${resets[@]}"}; do
     landing="$name"
 done
 
-# 4. JupyterLab. Kernels start in my-lessons/, so they find lesson_tools (notebooks/lesson_tools) on PYTHONPATH.
-export PYTHONPATH="$root/notebooks${PYTHONPATH:+:$PYTHONPATH}"
-: "${JUPYTER_TOKEN:=$("$python" -c 'import secrets; print(secrets.token_hex(24))')}"
-export JUPYTER_TOKEN  # from the environment, not the command line, so that `ps` does not show it
+# 4. JupyterLab. Its kernels start in my-lessons/ and import lesson_tools from .venv (scripts/venv.sh puts it there).
 port="${MINITAPE_PORT:-}"
 if [ -z "$port" ]; then
     port="$("$python" -c '
@@ -108,22 +127,25 @@ for port in range(8888, 8988):
 ')"
 fi
 path="lab/tree/my-lessons/$landing"
-command=("$python" -m jupyter lab "--ServerApp.root_dir=$root"
-    --ContentsManager.pre_save_hook=minitape.widgets.export.pre_save_hook "--ServerApp.port=$port" --ServerApp.port_retries=0
+# Jupyter makes its own token and prints it in its own lines; scripts/jupyter/serve.py prints it again, last.
+command=("$python" -m jupyter lab "--ServerApp.root_dir=$root" --ServerApp.ip=127.0.0.1 "--ServerApp.port=$port"
+    --ServerApp.port_retries=0 --ServerApp.log_level=WARN --ContentsManager.pre_save_hook=lesson_tools.workspace.pre_save_hook
     "--LabApp.default_url=/$path")
 [ "$(id -u)" = 0 ] && command+=(--allow-root) # JupyterLab refuses root unless told (containers, Binder-like boxes)
 command+=(${jupyter_args[@]+"${jupyter_args[@]}"})
 
-url="http://127.0.0.1:$port/$path?token=$JUPYTER_TOKEN"
+url="http://127.0.0.1:$port/$path"
 case " ${jupyter_args[*]-} " in
     *" --port"* | *" --ServerApp.port"* | *" --ip"* | *" --ServerApp.ip"* | *"base_url"*)
         url="the URL that JupyterLab prints below (your options change its address)" ;;
 esac
-echo "Your lessons are in my-lessons/ (git-ignored). Open: $url"
 if [ "$setup_only" = 1 ]; then
-    printf 'Setup done. JupyterLab would start with: PYTHONPATH=%q JUPYTER_TOKEN=%q' "$PYTHONPATH" "$JUPYTER_TOKEN"
+    echo "Setup done. Your lessons are in my-lessons/ (git-ignored); JupyterLab would open $url"
+    printf 'with the command:'
+    [ -n "${MINITAPE_PYTHON:-}" ] && printf ' PYTHONPATH=%q' "$PYTHONPATH"
     printf ' %q' "${command[@]}"
     printf '\n'
     exit 0
 fi
-exec "${command[@]}"
+step 4 "JupyterLab, at $url (the address with its token follows when it is ready)"
+exec "$python" scripts/jupyter/serve.py "$path" -- "${command[@]}"

@@ -1,5 +1,6 @@
 """The wheel installs one top-level package, `minitape`; the visualizer comes along as `minitape.widgets`."""
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -20,9 +21,16 @@ def test_every_package_folder_is_listed_in_pyproject():
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
+    """Built from a copy of the sources: setuptools writes build/ and minitape.egg-info beside them, and the Binder
+    test installs the repository at the same time (scripts/test.sh runs them in parallel)."""
     out = tmp_path_factory.mktemp("wheel")
+    source = tmp_path_factory.mktemp("source")
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy2(ROOT / name, source / name)
+    for folder in ("minitape", "widgets"):
+        shutil.copytree(ROOT / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__"))
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(source)],
         check=True,
     )
     return next(out.glob("minitape-*.whl"))

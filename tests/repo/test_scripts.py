@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -27,22 +28,6 @@ LESSONS = sorted(p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")
 
 def _git(repo: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout
-
-
-@pytest.fixture
-def repo_copy(tmp_path: Path) -> Path:
-    """This working tree's tracked and new files, committed in a fresh repository (a clone, uncommitted edits too)."""
-    copy = tmp_path / "minitape"
-    listed = _git(ROOT, "ls-files", "-z", "--cached", "--others", "--exclude-standard").split("\0")
-    for name in filter(None, listed):
-        source = ROOT / name
-        if source.is_file():  # a tracked file deleted in the working tree is not copied
-            (copy / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, copy / name)
-    _git(copy, "init", "-q")
-    _git(copy, "add", "-A")
-    _git(copy, "-c", "user.name=test", "-c", "user.email=test@example.org", "commit", "-q", "-m", "copy")
-    return copy
 
 
 def _lessons_sh(repo: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
@@ -61,11 +46,9 @@ def test_lessons_sh_makes_my_lessons_keeps_the_students_copies_and_resets_one(re
     assert sorted(p.name for p in my_lessons.glob("*.ipynb")) == LESSONS
     for name in LESSONS:
         assert (my_lessons / name).read_bytes() == (repo_copy / "notebooks" / name).read_bytes()
-    url = re.search(r"Open: (\S+)", first.stdout)
-    assert url, first.stdout
-    assert re.fullmatch(
-        r"http://127\.0\.0\.1:8899/lab/tree/my-lessons/00_start_here\.ipynb\?token=[0-9a-f]{48}", url[1]
-    )
+    # the token is Jupyter's own, made when it starts (tests/test_lessons_browser.py reads it in the last line)
+    assert "JupyterLab would open http://127.0.0.1:8899/lab/tree/my-lessons/00_start_here.ipynb\n" in first.stdout
+    assert [line[:5] for line in first.stdout.splitlines()[:4]] == ["[1/4]", "     ", "[2/4]", "     "]
     assert f"--ServerApp.root_dir={repo_copy}" in first.stdout  # the repository is browsable, minitape/ included
     assert "--LabApp.default_url=/lab/tree/my-lessons/00_start_here.ipynb" in first.stdout
 
@@ -81,7 +64,7 @@ def test_lessons_sh_makes_my_lessons_keeps_the_students_copies_and_resets_one(re
     assert lesson.read_bytes() == (repo_copy / "notebooks" / lesson.name).read_bytes()
     backups = list((my_lessons / "backups").glob("03_*.ipynb"))
     assert [b.read_text() for b in backups] == ['{"the student": "was here"}'], "the student's work is kept"
-    assert f"/lab/tree/my-lessons/{lesson.name}?token=" in reset.stdout  # it opens the lesson just reset
+    assert f"/lab/tree/my-lessons/{lesson.name}\n" in reset.stdout  # it opens the lesson just reset
 
     assert _git(repo_copy, "status", "--porcelain", "--untracked-files=all") == ""
 
@@ -94,8 +77,8 @@ def test_lessons_sh_refuses_an_unknown_lesson_and_names_the_lessons(repo_copy: P
     assert result.returncode == 2 and "lesson number such as 03" in result.stderr
 
 
-def test_a_kernel_started_in_my_lessons_imports_lesson_tools(repo_copy: Path) -> None:
-    """The server's kernels run in my-lessons/ with the PYTHONPATH that lessons.sh exports."""
+def test_with_a_python_of_ones_own_a_kernel_in_my_lessons_imports_lesson_tools(repo_copy: Path) -> None:
+    """MINITAPE_PYTHON: nothing is installed into that Python, so lessons.sh exports PYTHONPATH for its kernels."""
     result = _lessons_sh(repo_copy, "--setup-only")
     pythonpath = re.search(r"PYTHONPATH=(\S+)", result.stdout)
     assert pythonpath, result.stdout
@@ -162,6 +145,18 @@ def test_jupyterlab_serves_lesson_00_from_the_repository_root_and_saving_a_copy_
         )
         assert status == 200
         assert "edited by a student" in (repo_copy / "my-lessons" / "00_start_here.ipynb").read_text()
+        # the same save aimed at the repository's lesson is refused, with the way to the student's copy
+        lesson = repo_copy / "notebooks" / "00_start_here.ipynb"
+        before = lesson.read_bytes()
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            _request(
+                f"{base}/api/contents/notebooks/00_start_here.ipynb?token=test-token",
+                method="PUT",
+                body={"type": "notebook", "format": "json", "content": notebook},
+            )
+        assert refused.value.code == 403
+        assert "Work on your own copy, my-lessons/00_start_here.ipynb" in json.loads(refused.value.read())["message"]
+        assert lesson.read_bytes() == before
         assert _git(repo_copy, "status", "--porcelain", "--untracked-files=all") == ""
     finally:
         server.terminate()
@@ -308,7 +303,8 @@ def test_lessons_sh_goes_on_without_graphviz(stub_bin: Path, repo_copy: Path) ->
     _stub(stub_bin, "id", "echo 0\n")
     result = _lessons_sh(repo_copy, "--setup-only", PATH=str(stub_bin))
     assert result.returncode == 0, result.stderr
-    assert "Missing program(s): dot" in result.stderr and "Open: http://127.0.0.1:" in result.stdout
+    assert "Missing program(s): dot" in result.stderr and "would open http://127.0.0.1:" in result.stdout
+    assert "[1/4] Graphviz" in result.stdout and "missing: the lessons run, the tape pictures will not" in result.stdout
     assert sorted(p.name for p in (repo_copy / "my-lessons").glob("*.ipynb")) == LESSONS
 
 
@@ -324,14 +320,18 @@ def _ensure_venv(project: Path, bin_dir: Path, **env: str) -> subprocess.Complet
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    """A folder with pyproject.toml and a python3 whose venv is a python that logs what pip is asked."""
+    """A folder with pyproject.toml, the lessons' Jupyter set-up, and a python3 whose venv is a python that logs what
+    pip is asked (and answers sysconfig's question with a site-packages folder of its own)."""
     folder = tmp_path / "project"
     folder.mkdir()
     (folder / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    shutil.copytree(ROOT / "scripts" / "jupyter", folder / "scripts" / "jupyter")
+    (folder / "notebooks" / "lesson_tools").mkdir(parents=True)
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     venv_python = (
-        '#!/bin/bash\necho "pip $*" >> "$PWD/pip.log"\n'
+        '#!/bin/bash\n[ "$1" = -c ] && { mkdir -p "$PWD/.venv/site"; echo "$PWD/.venv/site"; exit 0; }\n'
+        'echo "pip $*" >> "$PWD/pip.log"\n'
         '[ -f "$PWD/pip-fails" ] && { echo "pip broke"; exit 1; }\nexit 0\n'
     )
     _stub(
@@ -348,7 +348,10 @@ def test_pip_runs_again_only_when_pyproject_changes(project: Path, tmp_path: Pat
     first = _ensure_venv(project, bin_dir)
     assert first.returncode == 0, first.stderr
     assert (project / "python3.log").read_text() == "python3 -m venv .venv\n"
-    install = ["pip -m pip install --quiet --upgrade pip", "pip -m pip install --quiet -e .[test]"]
+    install = ["pip -m pip install --upgrade pip", "pip -m pip install -e .[test]"]
+    assert "Installing minitape[test]" in first.stderr
+    assert (project / ".venv" / "site" / "minitape-lessons.pth").read_text() == f"{project}/.venv/minitape-lessons\n"
+    assert (project / ".venv" / "minitape-lessons" / "lesson_tools").resolve() == project / "notebooks" / "lesson_tools"
     assert (project / "pip.log").read_text().splitlines() == install
     assert _ensure_venv(project, bin_dir).returncode == 0
     assert (project / "pip.log").read_text().splitlines() == install, "nothing changed, so pip did not run"
@@ -373,3 +376,74 @@ def test_without_venv_it_says_to_install_python3_venv(project: Path, tmp_path: P
     result = _ensure_venv(project, tmp_path / "bin", MINITAPE_SKIP_SYSTEM_PACKAGES="1")
     assert result.returncode == 1 and not (project / ".venv").exists()
     assert "sudo apt-get install python3-venv" in result.stderr
+
+
+def test_pip_says_every_10_s_what_it_is_doing(project: Path, tmp_path: Path) -> None:
+    slow_pip = (
+        '#!/bin/bash\n[ "$1" = -c ] && { mkdir -p "$PWD/.venv/site"; echo "$PWD/.venv/site"; exit 0; }\n'
+        'echo "Collecting jupyterlab>=4.1"; echo "Installing collected packages: jupyterlab, notebook, nbgrader"\n'
+        'sleep 12; echo "Successfully installed jupyterlab notebook nbgrader"\n'
+    )
+    assert _ensure_venv(project, tmp_path / "bin").returncode == 0
+    (project / ".venv" / "bin" / "python").write_text(slow_pip)
+    (project / "pyproject.toml").write_text('[project]\nname = "y"\n')
+    result = _ensure_venv(project, tmp_path / "bin")
+    assert result.returncode == 0, result.stderr
+    assert "    pip, 10 s: installing the 3 packages it collected" in result.stderr.splitlines()
+
+
+def test_the_venv_finds_lesson_tools_anywhere_and_has_the_jupyter_set_up(repo_copy: Path, tmp_path: Path) -> None:
+    """install_lesson_workspace, in a real venv: no PYTHONPATH, no working directory beside lesson_tools."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", ".venv"], cwd=repo_copy, check=True)
+    server_config = repo_copy / ".venv/etc/jupyter/jupyter_server_config.json"
+    server_config.parent.mkdir(parents=True)
+    server_config.write_text('{"ServerApp": {"shutdown_no_activity_timeout": 600}}')  # someone's own setting
+    scripts = repo_copy / "scripts"
+    script = f"source {scripts / 'system_packages.sh'}; source {scripts / 'venv.sh'}; install_lesson_workspace"
+    subprocess.run(["bash", "-c", script], cwd=repo_copy, check=True)
+    env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "VIRTUAL_ENV"}}
+    code = "import importlib.util; print(importlib.util.find_spec('lesson_tools').origin)"
+    found = subprocess.run(
+        [str(repo_copy / ".venv" / "bin" / "python"), "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert found.returncode == 0, found.stderr
+    assert Path(found.stdout.strip()).resolve() == repo_copy / "notebooks" / "lesson_tools" / "__init__.py"
+    config = json.loads(server_config.read_text())
+    assert config["ContentsManager"]["pre_save_hook"] == "lesson_tools.workspace.pre_save_hook"
+    assert config["ServerApp"] == {"shutdown_no_activity_timeout": 600}, "a setting already there stays"
+    overrides = json.loads((repo_copy / ".venv/share/jupyter/lab/settings/overrides.json").read_text())
+    assert overrides["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
+    assert _git(repo_copy, "status", "--porcelain", "--untracked-files=all") == "", "all of it stays in .venv"
+
+
+def test_stopping_the_script_stops_pip(project: Path, tmp_path: Path) -> None:
+    """pip runs in the background while the script reports on it: stopped with the script, it writes no further."""
+    assert _ensure_venv(project, tmp_path / "bin").returncode == 0
+    (project / ".venv" / "bin" / "python").write_text(
+        '#!/bin/bash\n[ "$1" = -c ] && { mkdir -p "$PWD/.venv/site"; echo "$PWD/.venv/site"; exit 0; }\n'
+        'echo $$ > "$PWD/pip.pid"; exec sleep 60\n'
+    )
+    (project / "pyproject.toml").write_text('[project]\nname = "z"\n')
+    scripts = ROOT / "scripts"
+    script = f"source {scripts / 'system_packages.sh'}; source {scripts / 'venv.sh'}; ensure_venv test"
+    environment = {"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin", "HOME": str(project)}
+    shell = subprocess.Popen(["bash", "-c", script], cwd=project, env=environment, stderr=subprocess.PIPE, text=True)
+    pid_file = project / "pip.pid"
+    deadline = time.monotonic() + 30
+    while not pid_file.exists() or not pid_file.read_text().strip():
+        assert time.monotonic() < deadline and shell.poll() is None, "pip did not start"
+        time.sleep(0.1)
+    pip = int(pid_file.read_text())
+    shell.terminate()
+    assert shell.wait(timeout=10) == 130
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{pip}").exists() and "zombie" not in _state(pip):
+        assert time.monotonic() < deadline, "pip goes on after the script stopped"
+        time.sleep(0.1)
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/status").read_text().lower()
+    except OSError:
+        return "zombie"
