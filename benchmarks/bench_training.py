@@ -316,6 +316,7 @@ def mt_digits(x: np.ndarray, y: np.ndarray, use_fit: bool) -> Callable[[], int]:
     loss_fn = mt.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
     optimizer = mt.keras.optimizers.Adam(learning_rate=0.01)
     model.compile(optimizer=optimizer, loss=loss_fn, metrics=["accuracy"])
+
     def loop_epoch() -> int:
         for start in range(0, len(x), DIGITS_BATCH):
             with mt.GradientTape() as tape:
@@ -360,7 +361,10 @@ def run_digits() -> None:
     x = (x[..., None] / 16.0).astype(np.float32)
     if ARGS.quick:
         x, y = x[:256], y[:256]
-    turns = {"minitape fit (lesson 08 cell)": mt_digits(x, y, True), "minitape hand-written loop": mt_digits(x, y, False)}
+    turns = {
+        "minitape fit (lesson 08 cell)": mt_digits(x, y, use_fit=True),
+        "minitape hand-written loop": mt_digits(x, y, use_fit=False),
+    }
     missing = []
     if torch is not None:
         turns["PyTorch eager"] = torch_digits(x, y)
@@ -377,10 +381,10 @@ def run_digits() -> None:
 
 # ---- (c) the MNIST-shaped input pipeline -----------------------------------------------------------
 def pipeline_turn(make_batches: Callable[[], object], n_batches: int) -> Callable[[], int]:
-    """One epoch of batches from a fresh iterator per turn (the shuffle buffer fills again, as in a new epoch)."""
+    """One epoch of batches from a fresh iterator of the dataset made once (its shuffle buffer fills again)."""
 
     def turn() -> int:
-        for _, batch in zip(range(n_batches), make_batches()):
+        for _ in zip(range(n_batches), make_batches()):
             pass
         return 1
 
@@ -393,10 +397,8 @@ def run_pipeline() -> None:
     x, y = rng.random((n, 784), dtype=np.float32), rng.integers(0, 10, n).astype(np.int64)
     n_batches = -(-n // PIPE_BATCH)
 
-    def minitape_batches():
-        return iter(mt.data.Dataset.from_tensor_slices((x, y)).repeat().shuffle(5000).batch(PIPE_BATCH).prefetch(1))
-
-    turns = {"minitape mt.data": pipeline_turn(minitape_batches, n_batches)}
+    pipeline = mt.data.Dataset.from_tensor_slices((x, y)).repeat().shuffle(5000).batch(PIPE_BATCH).prefetch(1)
+    turns = {"minitape mt.data": pipeline_turn(lambda: iter(pipeline), n_batches)}
     missing = []
     if torch is not None:
         data = torch.utils.data.TensorDataset(torch.from_numpy(x), torch.from_numpy(y))
