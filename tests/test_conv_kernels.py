@@ -231,3 +231,10 @@ def test_a_float32_cnn_step_makes_no_float64_array():
     floats = {d.name for op in outer.records for d in (*op.input_dtypes, *op.output_dtypes) if d.is_floating}
     assert floats == {"float32"}, floats
     assert all(g.dtype == mt.float32 for g in grads)
+
+
+def test_an_infinite_gradient_reaches_only_the_maximum_not_nan_elsewhere():
+    x = mt.constant(np.array([[[[1.0], [3.0]], [[2.0], [0.0]]]], np.float32))  # one 2x2 window, maximum 3
+    dy = np.array([[[[np.inf]]]], np.float32)
+    dx = conv_ops.max_pool_grad_op(x, dy, ksize=(2, 2), strides=(2, 2), padding="VALID").numpy()
+    np.testing.assert_array_equal(dx[0, :, :, 0], [[0.0, np.inf], [0.0, 0.0]])

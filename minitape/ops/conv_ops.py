@@ -223,10 +223,18 @@ def _first_maxima(x, ksize, strides, padding):
     return hits, out_hw, pads
 
 
+def _at(hits: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """`values` where `hits`, else 0. A product with the mask is several times faster than np.where; it would
+    turn an infinite value into NaN where the mask is 0, so values that are not all finite take np.where."""
+    if np.isfinite(values).all():
+        return np.multiply(hits, values)
+    return np.where(hits, values, values.dtype.type(0))
+
+
 def _max_pool_grad(x, dy, ksize, strides, padding):
     hits, out_hw, pads = _first_maxima(x, ksize, strides, padding)
     n, h, w, c = x.shape
-    spread = np.where(hits, dy, dy.dtype.type(0))  # (kh*kw, N, Ho, Wo, C): dy at each window's maximum
+    spread = _at(hits, dy)  # (kh*kw, N, Ho, Wo, C): dy at each window's maximum
     if _tiled(ksize, strides, pads):
         out = np.zeros(x.shape, dy.dtype)  # rows/columns no window saw keep their zeros
         _tiles(out, ksize, out_hw)[...] = spread.reshape(*ksize, n, *out_hw, c).transpose(2, 3, 0, 4, 1, 5)
@@ -242,7 +250,7 @@ def _max_pool_grad_grad(x, g, ksize, strides, padding):
     """Pick, per window, g at the position of the maximum: the adjoint of `_max_pool_grad` in its second input."""
     hits, out_hw, pads = _first_maxima(x, ksize, strides, padding)
     picked = _stack_windows(g, ksize, strides, out_hw, pads, fill=0)
-    return np.where(hits, picked, g.dtype.type(0)).sum(axis=0, dtype=g.dtype)
+    return _at(hits, picked).sum(axis=0, dtype=g.dtype)
 
 
 def _pool_attrs(op):
