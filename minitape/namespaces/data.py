@@ -86,7 +86,7 @@ class Dataset:
     def from_tensor_slices(tensors: Any, name: str | None = None) -> Dataset:
         """One element per entry along the first axis of every component (all must have the same length)."""
         structure = to_tensors(tensors)
-        arrays = [leaf.numpy() for leaf in flatten(structure)]
+        arrays = [leaf._array() for leaf in flatten(structure)]  # the tensors' own copies, only ever read
         if any(np.ndim(a) == 0 for a in arrays):
             raise ValueError("from_tensor_slices: every component needs a first axis to slice; use from_tensors")
         lengths = {len(a) for a in arrays}
