@@ -7,14 +7,14 @@ any gradient, so recording them on a tape would only cost time. Each rule runs i
 with numpy's `out=`: the slots and two scratch arrays per optimizer (sized for its largest
 variable) hold every intermediate, in the order of operations of the textbook formula, so
 the numbers are those of the formula written with temporaries. A variable's array is
-overwritten only when nothing else holds it (no tensor read from it, no tape record);
-otherwise the new value goes into one fresh array, as TensorFlow's reads keep their value.
+overwritten only when nothing else holds it (`Variable.update_in_place`); otherwise the
+new value goes into one fresh array, as TensorFlow's reads keep their value.
 """
 
 from __future__ import annotations
 
+import functools
 import math
-import sys
 import warnings
 from typing import Any
 
@@ -44,21 +44,6 @@ _NO_GRADIENTS_HELP = (
     "not depend on these variables (e.g. the wrong model's variables were passed); or the loss was computed "
     "from integer tensors. `tape.explain(loss, variables)` says which one for each variable."
 )
-
-
-def _current(variable: Variable) -> np.ndarray:
-    """The variable's value as an array, read without a tape record and without a copy (not to be written)."""
-    return np.asarray(variable._value)  # a 0-d variable may hold a numpy scalar after assign_add
-
-
-def _destination(variable: Variable) -> np.ndarray:
-    """Where the variable's new value goes: its own array when only the variable holds it (no tensor read
-    earlier, no tape record, no view of someone else's data), else one fresh array."""
-    value = variable._value
-    # references: the variable's, `value` here, getrefcount's argument
-    if type(value) is np.ndarray and value.base is None and value.flags.writeable and sys.getrefcount(value) <= 3:
-        return value
-    return np.empty_like(np.asarray(value))
 
 
 class Optimizer:
@@ -166,28 +151,17 @@ class Optimizer:
             if g is None:
                 continue
             grad = backend.to_numpy(g)
-            shape, dtype = np.shape(v._value), np.asarray(v._value).dtype
+            shape = tuple(v.shape) if v.shape.is_fully_defined() else np.shape(v.numpy())
             if grad.shape != shape:
                 raise ValueError(
                     f"{type(self).__name__}: the gradient for {v.name} has shape {grad.shape}, but the variable "
                     f"has shape {shape}"
                 )
             variables.append(v)
-            grads.append(grad.astype(dtype, copy=False))
+            grads.append(grad.astype(v.dtype.as_numpy_dtype, copy=False))
         self._before_step(step)
         for v, grad in zip(variables, self._clip(grads)):
-            out = _destination(v)  # first, while no local name holds the variable's array
-            value = _current(v)
-            slots = self._slots.get(v.ref())
-            if slots is None:
-                slots = self._slots[v.ref()] = self._new_slots(value)
-            if self.weight_decay:  # decoupled from the gradient, as Keras 3 applies it, before the update
-                decay = self._scratch(value, 0)
-                np.multiply(value, np.asarray(self.weight_decay * lr, value.dtype), out=decay)
-                value = np.subtract(value, decay, out=out)
-            self._update(value, grad, slots, step, lr, out)
-            if out is not v._value:
-                v._store(out, "AssignVariableOp", None)
+            v.update_in_place(functools.partial(self._step, v.ref(), grad, step, lr))
             constraints.apply(v)
         self.iterations.assign(np.int64(step))
         return self.iterations
@@ -230,6 +204,16 @@ class Optimizer:
 
     def _new_slots(self, value: np.ndarray) -> dict[str, np.ndarray]:
         return {n: np.zeros_like(value) for n in self._slot_names}
+
+    def _step(self, ref: Any, grad: np.ndarray, step: int, lr: float, value: np.ndarray, out: np.ndarray) -> None:
+        """One variable's update, written into `out` (which may be `value` itself)."""
+        slots = self._slots.get(ref)
+        if slots is None:
+            slots = self._slots[ref] = self._new_slots(value)
+        if self.weight_decay:  # decoupled from the gradient, as Keras 3 applies it, before the update
+            decay = np.multiply(value, np.asarray(self.weight_decay * lr, value.dtype), out=self._scratch(value, 0))
+            value = np.subtract(value, decay, out=out)
+        self._update(value, grad, slots, step, lr, out)
 
     def _scratch(self, like: np.ndarray, which: int) -> np.ndarray:
         """Scratch array `which` (0 or 1) of `like`'s shape and dtype: a view of a buffer the optimizer keeps for
