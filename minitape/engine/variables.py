@@ -8,7 +8,9 @@ why `tape.gradient` cannot see through `assign`.
 
 from __future__ import annotations
 
+import sys
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -178,6 +180,22 @@ class Variable(TensorLike):
             result = getattr(scatter_ops, function)(Tensor(self._value), indices, updates)
             return self._store(result._value, op_type, None)
 
+    def update_in_place(self, rule: Callable[[np.ndarray, np.ndarray], Any]) -> None:
+        """`rule(value, out)` writes the new value into `out`, which becomes the value: an optimizer's step.
+
+        `out` is the variable's own array when nothing else holds it (no tensor read from it, no tape record,
+        not a view of other data), so the step allocates nothing; else a fresh array, so that what was read
+        earlier keeps its value, as `assign` does. Not recorded: no tape differentiates through an update."""
+        with _ASSIGN_LOCK:  # one update at a time, as every assign
+            own = _references(self) <= _ALONE  # first, while no name here holds the array
+            value = np.asarray(self._value)  # a 0-d variable may hold a numpy scalar after assign_add
+            if not (own and value is self._value and value.base is None and value.flags.writeable):
+                out = np.empty_like(value)
+            else:
+                out = value
+            rule(value, out)
+            self._value = out
+
     def numpy(self) -> np.ndarray | np.generic:
         for tracer in state.tracers:  # mt.function hook: a variable's value is read when the graph runs
             tracer.value_used(self, "numpy")
@@ -249,3 +267,18 @@ def _read_variable_grad(op, grad):
 
 for _op in ("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"):
     no_gradient(_op)
+
+
+def _references(holder: Any) -> int:
+    """The reference count of `holder._value`, counted the same way for every holder (whether the interpreter
+    counts the name `value` here depends on its version): `_ALONE` is what it gives when nothing else holds it."""
+    value = holder._value
+    return sys.getrefcount(value)
+
+
+class _Alone:
+    def __init__(self) -> None:
+        self._value = np.empty(0)
+
+
+_ALONE = _references(_Alone())

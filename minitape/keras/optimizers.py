@@ -3,11 +3,18 @@
 `apply_gradients(zip(grads, vars))` updates the variables.
 
 Updates are plain numpy arithmetic on the variables' values: they are not part of
-any gradient, so recording them on a tape would only cost time.
+any gradient, so recording them on a tape would only cost time. Each rule runs in place
+with numpy's `out=`: the slots and two scratch arrays per optimizer (sized for its largest
+variable) hold every intermediate, in the order of operations of the textbook formula, so
+the numbers are those of the formula written with temporaries. A variable's array is
+overwritten only when nothing else holds it (`Variable.update_in_place`); otherwise the
+new value goes into one fresh array, as TensorFlow's reads keep their value.
 """
 
 from __future__ import annotations
 
+import functools
+import math
 import warnings
 from typing import Any
 
@@ -38,12 +45,6 @@ _NO_GRADIENTS_HELP = (
     "not depend on these variables (e.g. the wrong model's variables were passed); or the loss was computed "
     "from integer tensors. `tape.explain(loss, variables)` says which one for each variable."
 )
-
-
-def _current(variable: Variable) -> np.ndarray:
-    """The variable's value as an array, read without a tape record."""
-    value = np.asarray(variable.numpy()) if variable.ndim == 0 else np.asarray(variable)
-    return value  # (numpy() for 0-d: after assign_add a 0-d variable may hold a numpy scalar, not an array)
 
 
 _EMA_SETTINGS = frozenset({"use_ema", "ema_momentum", "ema_overwrite_frequency"})  # accepted while use_ema is off
@@ -77,7 +78,7 @@ def _check_learning_rate(value: Any) -> None:
 
 
 class Optimizer:
-    """Base class: subclasses define `_update(value, grad, slots, step, lr)` and the slot names they need.
+    """Base class: subclasses define `_update(value, grad, slots, step, lr, out)` and the slot names they need.
 
     `iterations` is an int64 Variable counting the updates made; `learning_rate` may be a number, a
     `schedules.LearningRateSchedule` (called with `iterations` before each update) or a callable of no
@@ -116,6 +117,7 @@ class Optimizer:
         self.weight_decay = weight_decay
         self.iterations = Variable(np.int64(0), trainable=False, name="iteration", dtype="int64")
         self._slots: dict = {}  # variable ref -> {slot name: numpy array}
+        self._buffers: dict = {}  # (dtype, 0 or 1) -> the scratch arrays of `_scratch`
         self._built_for: set | None = None  # the refs of the variables of the first update (Keras 3's build)
 
     @property
@@ -171,28 +173,22 @@ class Optimizer:
             )
         lr = self.current_learning_rate()
         step = int(self.iterations) + 1  # Keras' local_step: 1 on the first update
-        values, grads = [], []
+        variables, grads = [], []
         for g, v in pairs:
             if g is None:
                 continue
             grad = backend.to_numpy(g)
-            value = _current(v)
-            if grad.shape != value.shape:
+            shape = tuple(v.shape) if v.shape.is_fully_defined() else np.shape(v.numpy())
+            if grad.shape != shape:
                 raise ValueError(
                     f"{type(self).__name__}: the gradient for {v.name} has shape {grad.shape}, but the variable "
-                    f"has shape {value.shape}"
+                    f"has shape {shape}"
                 )
-            values.append((v, value))
-            grads.append(grad.astype(value.dtype, copy=False))
+            variables.append(v)
+            grads.append(grad.astype(v.dtype.as_numpy_dtype, copy=False))
         self._before_step(step)
-        if self.weight_decay:  # decoupled from the gradient, as Keras 3 applies it, before the update
-            values = [(v, value - value * np.asarray(self.weight_decay * lr, value.dtype)) for v, value in values]
-        for (v, value), grad in zip(values, self._clip(grads)):
-            slots = self._slots.get(v.ref())
-            if slots is None:
-                slots = self._slots[v.ref()] = self._new_slots(value)
-            new = self._update(value, grad, slots, step, lr)
-            v.assign(new.astype(value.dtype, copy=False))
+        for v, grad in zip(variables, self._clip(grads)):
+            v.update_in_place(functools.partial(self._step, v.ref(), grad, step, lr))
             constraints.apply(v)
         self.iterations.assign(np.int64(step))
         return self.iterations
@@ -236,6 +232,25 @@ class Optimizer:
     def _new_slots(self, value: np.ndarray) -> dict[str, np.ndarray]:
         return {n: np.zeros_like(value) for n in self._slot_names}
 
+    def _step(self, ref: Any, grad: np.ndarray, step: int, lr: float, value: np.ndarray, out: np.ndarray) -> None:
+        """One variable's update, written into `out` (which may be `value` itself)."""
+        slots = self._slots.get(ref)
+        if slots is None:
+            slots = self._slots[ref] = self._new_slots(value)
+        if self.weight_decay:  # decoupled from the gradient, as Keras 3 applies it, before the update
+            decay = np.multiply(value, np.asarray(self.weight_decay * lr, value.dtype), out=self._scratch(value, 0))
+            value = np.subtract(value, decay, out=out)
+        self._update(value, grad, slots, step, lr, out)
+
+    def _scratch(self, like: np.ndarray, which: int) -> np.ndarray:
+        """Scratch array `which` (0 or 1) of `like`'s shape and dtype: a view of a buffer the optimizer keeps for
+        its largest variable, so a step allocates nothing for its intermediates."""
+        key = (like.dtype, which)
+        buffer = self._buffers.get(key)
+        if buffer is None or buffer.size < like.size:
+            buffer = self._buffers[key] = np.empty(like.size, like.dtype)
+        return buffer[: like.size].reshape(like.shape)
+
     def _before_step(self, step: int) -> None:
         """State shared by all variables, updated once per step (Nadam's momentum schedule)."""
 
@@ -264,7 +279,8 @@ class Optimizer:
             value = loss
         return self.apply_gradients(zip(tape.gradient(value, var_list), var_list))
 
-    def _update(self, value: np.ndarray, grad: np.ndarray, slots: dict, step: int, lr: float) -> np.ndarray:
+    def _update(self, value: np.ndarray, grad: np.ndarray, slots: dict, step: int, lr: float, out: np.ndarray) -> None:
+        """Write the updated value into `out` (which may be `value` itself), updating the slots in place."""
         raise NotImplementedError
 
     @property
@@ -296,11 +312,20 @@ class SGD(Optimizer):
         self.momentum, self.nesterov = momentum, nesterov
         self._slot_names = ("momentum",) if momentum else ()
 
-    def _update(self, value, grad, slots, step, lr):
+    def _update(self, value, grad, slots, step, lr, out):
+        scaled = np.multiply(grad, lr, out=self._scratch(value, 0))  # lr * g
         if not self.momentum:
-            return value - lr * grad
-        velocity = slots["momentum"] = self.momentum * slots["momentum"] - lr * grad
-        return value + (self.momentum * velocity - lr * grad if self.nesterov else velocity)
+            np.subtract(value, scaled, out=out)
+            return
+        velocity = slots["momentum"]
+        velocity *= self.momentum
+        velocity -= scaled
+        if self.nesterov:
+            ahead = np.multiply(velocity, self.momentum, out=self._scratch(value, 1))
+            ahead -= scaled
+            np.add(value, ahead, out=out)
+        else:
+            np.add(value, velocity, out=out)
 
 
 class Adam(Optimizer):
@@ -325,19 +350,24 @@ class Adam(Optimizer):
         self.beta_1, self.beta_2, self.epsilon, self.amsgrad = beta_1, beta_2, epsilon, amsgrad
         self._slot_names = ("m", "v", "v_hat") if amsgrad else ("m", "v")
 
-    def _update(self, value, grad, slots, step, lr):
+    def _update(self, value, grad, slots, step, lr, out):
         b1, b2 = self.beta_1, self.beta_2
         m, v = slots["m"], slots["v"]
+        work, other = self._scratch(value, 0), self._scratch(value, 1)
         m *= b1
-        m += (1 - b1) * grad
+        m += np.multiply(grad, 1 - b1, out=work)
         v *= b2
-        v += (1 - b2) * np.square(grad)
+        np.square(grad, out=work)
+        v += np.multiply(work, 1 - b2, out=work)
         if self.amsgrad:  # AMSGrad (Reddi et al. 2018): divide by the largest v so far, so steps never grow
-            v = slots["v_hat"] = np.maximum(slots["v_hat"], v)
-        step_size = lr * np.sqrt(1 - b2**step) / (1 - b1**step)  # bias correction folded into the step
-        denominator = np.sqrt(v)
+            v = np.maximum(slots["v_hat"], v, out=slots["v_hat"])
+        # the bias correction folded into the step, a Python float: numpy's float64 scalar (np.sqrt of a float)
+        # would turn the float32 product below into float64
+        step_size = lr * math.sqrt(1 - b2**step) / (1 - b1**step)
+        denominator = np.sqrt(v, out=work)
         denominator += self.epsilon
-        return value - step_size * m / denominator
+        np.multiply(m, step_size, out=other)
+        np.subtract(value, np.divide(other, denominator, out=other), out=out)
 
 
 class AdamW(Adam):
@@ -383,16 +413,25 @@ class RMSprop(Optimizer):
         if centered:
             self._slot_names = ("rms", "momentum", "average_gradient")
 
-    def _update(self, value, grad, slots, step, lr):
-        slots["rms"] = self.rho * slots["rms"] + (1 - self.rho) * grad * grad
-        denominator = slots["rms"] + self.epsilon  # Keras 3 (and tf.keras >= 2.11): eps inside the sqrt
+    def _update(self, value, grad, slots, step, lr, out):
+        rho, rms = self.rho, slots["rms"]
+        work, other = self._scratch(value, 0), self._scratch(value, 1)
+        rms *= rho
+        np.multiply(grad, 1 - rho, out=work)
+        rms += np.multiply(work, grad, out=work)
+        denominator = np.add(rms, self.epsilon, out=work)  # Keras 3 (and tf.keras >= 2.11): eps inside the sqrt
         if self.centered:  # divide by an estimate of the variance of g, not of its second moment
-            slots["average_gradient"] = self.rho * slots["average_gradient"] + (1 - self.rho) * grad
-            denominator = denominator - np.square(slots["average_gradient"])
-        step_ = lr * grad / np.sqrt(denominator)
+            average = slots["average_gradient"]
+            average *= rho
+            average += np.multiply(grad, 1 - rho, out=other)
+            denominator -= np.square(average, out=other)
+        np.sqrt(denominator, out=denominator)
+        step_ = np.divide(np.multiply(grad, lr, out=other), denominator, out=other)
         if self.momentum:
-            step_ = slots["momentum"] = self.momentum * slots["momentum"] + step_
-        return value - step_
+            step_ = slots["momentum"]
+            step_ *= self.momentum
+            step_ += other
+        np.subtract(value, step_, out=out)
 
 
 class Nadam(Optimizer):
@@ -419,14 +458,21 @@ class Nadam(Optimizer):
     def _before_step(self, step: int) -> None:
         self.u_product *= self._u(step)
 
-    def _update(self, value, grad, slots, step, lr):
+    def _update(self, value, grad, slots, step, lr, out):
         u_t, u_next = self._u(step), self._u(step + 1)
         m, v = slots["m"], slots["v"]
-        m += (grad - m) * (1 - self.beta_1)
-        v += (np.square(grad) - v) * (1 - self.beta_2)
-        m_hat = u_next * m / (1 - self.u_product * u_next) + (1 - u_t) * grad / (1 - self.u_product)
-        v_hat = v / (1 - self.beta_2**step)
-        return value - lr * m_hat / (np.sqrt(v_hat) + self.epsilon)
+        work, other = self._scratch(value, 0), self._scratch(value, 1)
+        _move_toward(m, grad, 1 - self.beta_1, work)
+        _move_toward(v, np.square(grad, out=other), 1 - self.beta_2, work)
+        m_hat = np.multiply(m, u_next, out=work)
+        m_hat /= 1 - self.u_product * u_next
+        np.multiply(grad, 1 - u_t, out=other)
+        m_hat += np.divide(other, 1 - self.u_product, out=other)
+        denominator = np.divide(v, 1 - self.beta_2**step, out=other)  # v_hat
+        np.sqrt(denominator, out=denominator)
+        denominator += self.epsilon
+        m_hat *= lr
+        np.subtract(value, np.divide(m_hat, denominator, out=work), out=out)
 
 
 class Adagrad(Optimizer):
@@ -448,9 +494,12 @@ class Adagrad(Optimizer):
     def _new_slots(self, value: np.ndarray) -> dict[str, np.ndarray]:
         return {"accumulator": np.full_like(value, self.initial_accumulator_value)}
 
-    def _update(self, value, grad, slots, step, lr):
-        slots["accumulator"] += np.square(grad)
-        return value - lr * grad / np.sqrt(slots["accumulator"] + self.epsilon)
+    def _update(self, value, grad, slots, step, lr, out):
+        work, other = self._scratch(value, 0), self._scratch(value, 1)
+        accumulator = slots["accumulator"]
+        accumulator += np.square(grad, out=work)
+        denominator = np.sqrt(np.add(accumulator, self.epsilon, out=work), out=work)
+        np.subtract(value, np.divide(np.multiply(grad, lr, out=other), denominator, out=other), out=out)
 
 
 class Adamax(Optimizer):
@@ -470,11 +519,15 @@ class Adamax(Optimizer):
         super().__init__(learning_rate, name, **kw)
         self.beta_1, self.beta_2, self.epsilon = beta_1, beta_2, epsilon
 
-    def _update(self, value, grad, slots, step, lr):
-        m = slots["m"]
-        m += (grad - m) * (1 - self.beta_1)
-        u = slots["u"] = np.maximum(self.beta_2 * slots["u"], np.abs(grad))
-        return value - lr * m / ((1 - self.beta_1**step) * (u + self.epsilon))
+    def _update(self, value, grad, slots, step, lr, out):
+        m, u = slots["m"], slots["u"]
+        work, other = self._scratch(value, 0), self._scratch(value, 1)
+        _move_toward(m, grad, 1 - self.beta_1, work)
+        u *= self.beta_2
+        np.maximum(u, np.abs(grad, out=work), out=u)
+        denominator = np.add(u, self.epsilon, out=work)
+        denominator *= 1 - self.beta_1**step
+        np.subtract(value, np.divide(np.multiply(m, lr, out=other), denominator, out=other), out=out)
 
 
 class Adadelta(Optimizer):
@@ -488,12 +541,25 @@ class Adadelta(Optimizer):
         super().__init__(learning_rate, name, **kw)
         self.rho, self.epsilon = rho, epsilon
 
-    def _update(self, value, grad, slots, step, lr):
+    def _update(self, value, grad, slots, step, lr, out):
         rho, eps = self.rho, self.epsilon
-        slots["accumulated_grad"] = rho * slots["accumulated_grad"] + (1 - rho) * np.square(grad)
-        delta = -np.sqrt(slots["accumulated_delta_var"] + eps) * grad / np.sqrt(slots["accumulated_grad"] + eps)
-        slots["accumulated_delta_var"] = rho * slots["accumulated_delta_var"] + (1 - rho) * np.square(delta)
-        return value + lr * delta
+        accumulated, delta_var = slots["accumulated_grad"], slots["accumulated_delta_var"]
+        delta, other = self._scratch(value, 0), self._scratch(value, 1)
+        accumulated *= rho
+        accumulated += np.multiply(np.square(grad, out=other), 1 - rho, out=other)
+        np.negative(np.sqrt(np.add(delta_var, eps, out=delta), out=delta), out=delta)
+        delta *= grad
+        delta /= np.sqrt(np.add(accumulated, eps, out=other), out=other)
+        delta_var *= rho
+        delta_var += np.multiply(np.square(delta, out=other), 1 - rho, out=other)
+        np.add(value, np.multiply(delta, lr, out=delta), out=out)
+
+
+def _move_toward(average: np.ndarray, target: np.ndarray, rate: float, work: np.ndarray) -> None:
+    """average += (target - average) * rate, in place (`work` holds the difference; it may be `target`)."""
+    np.subtract(target, average, out=work)
+    work *= rate
+    average += work
 
 
 _BY_NAME = {

@@ -2,8 +2,10 @@
 
 A dataset is a recipe that yields elements when iterated: each element is a tensor, a tuple or a dict of
 tensors (as in tf.data, a Python list is one tensor, not a structure). Every transformation returns a new
-dataset and runs lazily, element by element, so `repeat()` may be infinite. There is no graph, no parallelism
-and no prefetching: `prefetch` and `cache` return the dataset unchanged, and `num_parallel_calls` is ignored.
+dataset and runs lazily, so `repeat()` may be infinite. There is no graph, no parallelism and no prefetching:
+`prefetch` and `cache` return the dataset unchanged, and `num_parallel_calls` is ignored. From
+`from_tensor_slices` through repeat, shuffle, take and skip, the elements are row numbers of the sliced arrays
+(data_rows.py), so a `batch` after them is one gather per component, in the same order.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from minitape.engine.tensor import Tensor
-from minitape.namespaces import missing, random
+from minitape.namespaces import data_rows, missing, random
 from minitape.namespaces.data_elements import (
     DatasetIterator,
     Options,
@@ -47,6 +49,8 @@ UNKNOWN_CARDINALITY = -2
 class Dataset:
     """A sequence of elements, built by the static constructors and transformed by the methods."""
 
+    _rows: data_rows.Rows | None = None  # set when the elements are rows of arrays (see data_rows.py)
+
     def __init__(self, make_iterator: Callable[[], Iterator], cardinality: int, spec: Callable | None = None) -> None:
         """Made by the constructors below: `make_iterator()` starts a fresh pass over the elements.
         `spec()` gives element_spec when it is known without reading an element (None: read the first one)."""
@@ -70,12 +74,19 @@ class Dataset:
         """A dataset whose elements have this one's structure and spec (a filter, a shuffle, a take...)."""
         return Dataset(make_iterator, cardinality, lambda: self.element_spec)
 
+    def _same_rows(self, chunks: data_rows.Chunks, cardinality: int) -> Dataset:
+        """Like _same_spec, for a dataset of rows: the same arrays, the row numbers of `chunks`."""
+        rows = self._rows.derive(chunks)
+        out = self._same_spec(rows.elements, cardinality)
+        out._rows = rows
+        return out
+
     # ---- sources -----------------------------------------------------------------------------------------
     @staticmethod
     def from_tensor_slices(tensors: Any, name: str | None = None) -> Dataset:
         """One element per entry along the first axis of every component (all must have the same length)."""
         structure = to_tensors(tensors)
-        arrays = [leaf.numpy() for leaf in flatten(structure)]
+        arrays = [leaf._array() for leaf in flatten(structure)]  # the tensors' own copies, only ever read
         if any(np.ndim(a) == 0 for a in arrays):
             raise ValueError("from_tensor_slices: every component needs a first axis to slice; use from_tensors")
         lengths = {len(a) for a in arrays}
@@ -86,12 +97,10 @@ class Dataset:
                 "must have one entry per element"
             )
         n = lengths.pop()
-
-        def generate() -> Iterator:
-            for i in range(n):
-                yield pack(structure, iter([Tensor(np.array(a[i])) for a in arrays]))
-
-        return Dataset(generate, n, lambda: map_leaves(lambda t: TensorSpec(t.shape[1:], t.dtype), structure))
+        rows = data_rows.Rows(structure, arrays, data_rows.source(n))
+        dataset = Dataset(rows.elements, n, lambda: map_leaves(lambda t: TensorSpec(t.shape[1:], t.dtype), structure))
+        dataset._rows = rows
+        return dataset
 
     @staticmethod
     def from_tensors(tensors: Any, name: str | None = None) -> Dataset:
@@ -208,6 +217,12 @@ class Dataset:
             if pending and not drop_remainder:
                 yield stack(pending, pad, shapes, values)
 
+        if self._rows is not None and not pad:  # rows of arrays: one gather per batch and component
+            rows = self._rows
+
+            def generate() -> Iterator:
+                return rows.batches(size, drop_remainder)
+
         n = self._cardinality
         count = n if n < 0 else (n // size if drop_remainder else -(-n // size))
         batch = size if drop_remainder else None
@@ -251,8 +266,14 @@ class Dataset:
         base = int(random.generator().integers(2**31)) if seed is None else int(seed)
         passes = iter(range(2**62))
 
+        def rng_of_pass() -> np.random.Generator:
+            return np.random.default_rng([base, next(passes) if reshuffle_each_iteration else 0])
+
+        if self._rows is not None:  # the same buffer and draws, over row numbers
+            return self._same_rows(data_rows.shuffled(self._rows.chunks, size, rng_of_pass), self._cardinality)
+
         def generate() -> Iterator:
-            rng = np.random.default_rng([base, next(passes) if reshuffle_each_iteration else 0])
+            rng = rng_of_pass()
             buffer: list = []
             for element in self:
                 if len(buffer) < size:
@@ -290,7 +311,10 @@ class Dataset:
                 yield element
 
         n = self._cardinality
-        return self._same_spec(generate, count if n == INFINITE_CARDINALITY else (min(n, count) if n >= 0 else n))
+        cardinality = count if n == INFINITE_CARDINALITY else (min(n, count) if n >= 0 else n)
+        if self._rows is not None:
+            return self._same_rows(data_rows.taken(self._rows.chunks, count), cardinality)
+        return self._same_spec(generate, cardinality)
 
     def skip(self, count: int, name: str | None = None) -> Dataset:
         """All but the first `count` elements (none if count is -1)."""
@@ -302,7 +326,13 @@ class Dataset:
                     yield element
 
         n = self._cardinality
-        return self._same_spec(generate, 0 if count < 0 else (max(n - count, 0) if n >= 0 else n))
+        cardinality = 0 if count < 0 else (max(n - count, 0) if n >= 0 else n)
+        if self._rows is not None:
+            chunks = self._rows.chunks
+            return self._same_rows(
+                data_rows.skipped(chunks, count) if count >= 0 else data_rows.taken(chunks, 0), cardinality
+            )
+        return self._same_spec(generate, cardinality)
 
     def repeat(self, count: int | None = None, name: str | None = None) -> Dataset:
         """The dataset `count` times over; forever if count is None or -1."""
@@ -319,6 +349,8 @@ class Dataset:
             cardinality = 0 if n == 0 else INFINITE_CARDINALITY
         else:
             cardinality = n * int(count) if n >= 0 else n
+        if self._rows is not None:
+            return self._same_rows(data_rows.repeated(self._rows.chunks, None if forever else int(count)), cardinality)
         return self._same_spec(generate, cardinality)
 
     def enumerate(self, start: int = 0, name: str | None = None) -> Dataset:
@@ -514,6 +546,7 @@ class Dataset:
     def with_options(self, options: Options, name: str | None = None) -> Dataset:
         """The same elements, with `options` recorded (they have no effect: see mt.data.Options)."""
         out = self._same_spec(self._make_iterator, self._cardinality)
+        out._rows = self._rows
         out._options = self._options.merge(options)
         return out
 

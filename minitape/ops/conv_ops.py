@@ -1,9 +1,12 @@
 """2-D convolution and max pooling on NHWC tensors, vectorised with numpy.
 
 A convolution is one matrix product over im2col rows (every window of the input, laid
-out as a row). The rows are gathered, and the input gradient scattered back, by a
-loop over the kernel offsets only (kh * kw strided views, e.g. 9), never over pixels
-or batch items; max pooling walks the same offsets with np.maximum.
+out as a row). The rows are one copy of a strided view of the input (each window a view,
+`sliding_window_view`), so the filter and the forward pass each cost a copy and a matrix
+product. The input gradient is one matrix product per kernel offset (kh * kw, e.g. 9), each
+added where that offset's pixels came from; max pooling walks the same offsets with
+np.maximum, and its gradient sends each window's gradient to its first maximum without
+stacking the windows.
 
 The gradient ops are primitives too, and their gradients are again these ops:
     Conv2D(x, w)                  -> dx = Conv2DBackpropInput(dy, w), dw = Conv2DBackpropFilter(x, dy)
@@ -60,24 +63,28 @@ def _offsets(k_hw, strides, out_hw):
 
 
 def _im2col(x: np.ndarray, k_hw, strides, out_hw, pads) -> np.ndarray:
-    """(N*Ho*Wo, kh*kw*C): row r holds the window of output pixel r, in the filter's (kh, kw, C) order."""
+    """(N*Ho*Wo, kh*kw*C): row r holds the window of output pixel r, in the filter's (kh, kw, C) order.
+
+    One copy of a strided view: with stride 1 along the width, a window's row (kw * C numbers) is contiguous
+    in the input, so numpy copies runs of that length rather than C numbers at a time."""
     xp = _pad(x, pads)
-    n, c = x.shape[0], x.shape[3]
-    cols = np.empty((n, *out_hw, k_hw[0] * k_hw[1], c), dtype=x.dtype)
-    for k, where in enumerate(_offsets(k_hw, strides, out_hw)):
-        cols[:, :, :, k] = xp[where]
-    return cols.reshape(n * out_hw[0] * out_hw[1], -1)
+    (sh, sw), (oh, ow) = strides, out_hw
+    windows = np.lib.stride_tricks.sliding_window_view(xp, k_hw, axis=(1, 2))  # (N, H', W', C, kh, kw), a view
+    windows = windows[:, : sh * (oh - 1) + 1 : sh, : sw * (ow - 1) + 1 : sw].transpose(0, 1, 2, 4, 5, 3)
+    return np.ascontiguousarray(windows).reshape(x.shape[0] * oh * ow, -1)
 
 
-def _col2im(cols: np.ndarray, in_shape, k_hw, strides, out_hw, pads) -> np.ndarray:
-    """The adjoint of `_im2col`: add each window's values (N, Ho, Wo, kh*kw, C) back where they came from."""
-    n, h, w, c = in_shape
+def _col2im_product(dy: np.ndarray, w: np.ndarray, in_shape, strides, out_hw, pads) -> np.ndarray:
+    """The adjoint of `_im2col` applied to dy @ w^T, one kernel offset at a time: dy @ w[i, j]^T is added where
+    the pixels of offset (i, j) came from, so the (N*Ho*Wo, kh*kw*C) matrix is never made."""
+    n, h, w_, c = in_shape
     (pt, pb), (pl, pr) = pads[1], pads[2]
-    out = np.zeros((n, h + pt + pb, w + pl + pr, c), cols.dtype)
-    cols = cols.reshape(n, *out_hw, k_hw[0] * k_hw[1], c)
-    for k, where in enumerate(_offsets(k_hw, strides, out_hw)):
-        out[where] += cols[:, :, :, k]
-    return out[:, pt : pt + h, pl : pl + w, :]
+    out = np.zeros((n, h + pt + pb, w_ + pl + pr, c), dy.dtype)
+    rows = dy.reshape(-1, w.shape[3])
+    kw = w.shape[1]
+    for k, where in enumerate(_offsets(w.shape[:2], strides, out_hw)):
+        out[where] += (rows @ w[k // kw, k % kw].T).reshape(n, *out_hw, c)
+    return out[:, pt : pt + h, pl : pl + w_, :]
 
 
 def _check_nhwc(shape: tuple, what: str) -> None:
@@ -117,8 +124,7 @@ def _conv2d_backprop_input(dy, w, input_shape, strides, padding):
             f"{w.shape[3]} channels and {list(out_hw)} pixels (what conv2d with strides {list(strides)} and "
             f"padding {padding} makes of the output), and the output {w.shape[2]} channels"
         )
-    cols = dy.reshape(-1, w.shape[3]) @ w.reshape(-1, w.shape[3]).T  # (N*Ho*Wo, kh*kw*C)
-    return _col2im(cols, input_shape, w.shape[:2], strides, out_hw, pads)
+    return _col2im_product(dy, w, input_shape, strides, out_hw, pads)
 
 
 def _conv2d_backprop_filter(x, dy, filter_shape, strides, padding):
@@ -190,52 +196,63 @@ def _tiled(ksize, strides, pads) -> bool:
     return tuple(ksize) == tuple(strides) and not any(p for pair in pads for p in pair)
 
 
-def _stack_windows(x, ksize, strides, out_hw, pads):
-    """(kh*kw, N, Ho, Wo, C), contiguous: entry k holds every window's element at kernel offset k."""
-    n, c = x.shape[0], x.shape[3]
+def _tiles(x: np.ndarray, ksize, out_hw) -> np.ndarray:
+    """(N, Ho, kh, Wo, kw, C): a view of the pixels tiled windows cover (rows and columns past them left out)."""
+    (oh, ow), (kh, kw) = out_hw, ksize
+    return x[:, : oh * kh, : ow * kw].reshape(x.shape[0], oh, kh, ow, kw, x.shape[3])
+
+
+def _stack_windows(x, ksize, strides, out_hw, pads, fill=-np.inf):
+    """(kh*kw, N, Ho, Wo, C), contiguous: entry k holds every window's element at kernel offset k (`fill` where
+    a window reaches into the padding)."""
     if _tiled(ksize, strides, pads):
-        (oh, ow), (kh, kw) = out_hw, ksize
-        tiles = x[:, : oh * kh, : ow * kw].reshape(n, oh, kh, ow, kw, c).transpose(2, 4, 0, 1, 3, 5)
-        return np.ascontiguousarray(tiles).reshape(kh * kw, n, oh, ow, c)
-    xp = _pad(x, pads, -np.inf)
+        tiles = _tiles(x, ksize, out_hw).transpose(2, 4, 0, 1, 3, 5)
+        return np.ascontiguousarray(tiles).reshape(ksize[0] * ksize[1], x.shape[0], *out_hw, x.shape[3])
+    xp = _pad(x, pads, fill)
     return np.stack([xp[where] for where in _offsets(ksize, strides, out_hw)])
 
 
-def _argmax(x, ksize, strides, padding):
-    """Per output position, the kernel offset holding the first maximum (TensorFlow's choice on ties)."""
+def _first_maxima(x, ksize, strides, padding):
+    """Per kernel offset k, where offset k holds its window's first maximum (TensorFlow's choice on ties): one
+    boolean (kh*kw, N, Ho, Wo, C) array, each window True at one offset at most (at none if its maximum is NaN)."""
     out_hw, pads = _pool_geometry(x.shape, ksize, strides, padding)
     stacked = _stack_windows(x, ksize, strides, out_hw, pads)
-    best, index = stacked[0], np.zeros(stacked.shape[1:], np.int8)
-    for k in range(1, len(stacked)):
-        index = np.where(stacked[k] > best, np.int8(k), index)  # strictly greater: ties keep the earlier offset
-        best = np.maximum(best, stacked[k])
-    return index, out_hw, pads
+    hits = stacked == stacked.max(axis=0)
+    free = ~hits[0]
+    for k in range(1, len(hits)):  # an equal value at a later offset is not the first maximum
+        hits[k] &= free
+        free &= ~hits[k]
+    return hits, out_hw, pads
+
+
+def _at(hits: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """`values` where `hits`, else 0. A product with the mask is several times faster than np.where; it would
+    turn an infinite value into NaN where the mask is 0, so values that are not all finite take np.where."""
+    if np.isfinite(values).all():
+        return np.multiply(hits, values)
+    return np.where(hits, values, values.dtype.type(0))
 
 
 def _max_pool_grad(x, dy, ksize, strides, padding):
-    index, out_hw, pads = _argmax(x, ksize, strides, padding)
+    hits, out_hw, pads = _first_maxima(x, ksize, strides, padding)
     n, h, w, c = x.shape
+    spread = _at(hits, dy)  # (kh*kw, N, Ho, Wo, C): dy at each window's maximum
     if _tiled(ksize, strides, pads):
-        (oh, ow), (kh, kw) = out_hw, ksize
-        hit = index == np.arange(kh * kw, dtype=np.int8).reshape(-1, 1, 1, 1, 1)
-        cols = np.where(hit, dy, 0).astype(dy.dtype, copy=False).reshape(kh, kw, n, oh, ow, c)
-        tiles = cols.transpose(2, 3, 0, 4, 1, 5).reshape(n, oh * kh, ow * kw, c)
-        return _pad(tiles, ((0, 0), (0, h - oh * kh), (0, w - ow * kw), (0, 0)))  # rows/columns no window saw
+        out = np.zeros(x.shape, dy.dtype)  # rows/columns no window saw keep their zeros
+        _tiles(out, ksize, out_hw)[...] = spread.reshape(*ksize, n, *out_hw, c).transpose(2, 3, 0, 4, 1, 5)
+        return out
     (pt, pb), (pl, pr) = pads[1], pads[2]
     out = np.zeros((n, h + pt + pb, w + pl + pr, c), dy.dtype)
     for k, where in enumerate(_offsets(ksize, strides, out_hw)):
-        out[where] += np.where(index == k, dy, 0)
+        out[where] += spread[k]
     return out[:, pt : pt + h, pl : pl + w]
 
 
 def _max_pool_grad_grad(x, g, ksize, strides, padding):
     """Pick, per window, g at the position of the maximum: the adjoint of `_max_pool_grad` in its second input."""
-    index, out_hw, pads = _argmax(x, ksize, strides, padding)
-    gp = _pad(g, pads)
-    out = np.zeros(index.shape, g.dtype)
-    for k, where in enumerate(_offsets(ksize, strides, out_hw)):
-        np.copyto(out, gp[where], where=index == k)
-    return out
+    hits, out_hw, pads = _first_maxima(x, ksize, strides, padding)
+    picked = _stack_windows(g, ksize, strides, out_hw, pads, fill=0)
+    return _at(hits, picked).sum(axis=0, dtype=g.dtype)
 
 
 def _pool_attrs(op):

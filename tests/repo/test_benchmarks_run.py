@@ -1,4 +1,4 @@
-"""The engine benchmark runs end to end (a smoke test: it times nothing and asserts no speed)."""
+"""The benchmarks run end to end (smoke tests: they time nothing and assert no speed)."""
 
 from __future__ import annotations
 
@@ -104,3 +104,27 @@ def test_floor_engine_records_the_teaching_facts_and_takes_a_second_derivative()
     assert (record.type, record.shapes, record.dtypes) == ("Sin", ((2,), (2,)), (np.dtype(float),) * 2)
     assert [ref() for ref in record.refs] == [x, y]
     assert record.where[0].co_name == "test_floor_engine_records_the_teaching_facts_and_takes_a_second_derivative"
+
+
+def test_bench_training_quick_prints_every_table_with_figures_and_targets():
+    script = SCRIPT.with_name("bench_training.py")
+    result = subprocess.run(
+        [sys.executable, str(script), "--quick", "--threads", "1"], capture_output=True, text=True, timeout=600,
+        check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    out = result.stdout
+    assert out.startswith("machine: ") and "load average before: " in out
+    sections = re.split(r"\n(?=\([abc]\) )", out)
+    assert [s[:3] for s in sections[1:]] == ["(a)", "(b)", "(c)"], out
+    cifar, digits, pipeline = sections[1:]
+    row = rf" +{NUMBER} +{NUMBER} +[\d,]+ +({NUMBER}|n/a) +({NUMBER}x|n/a)"
+    for name in ("minitape custom train_step", "minitape fit"):
+        assert re.search(rf"^  {name}{row}$", cifar, re.M), cifar
+    for name in (r"minitape fit \(lesson 08 cell\)", "minitape hand-written loop"):
+        assert re.search(rf"^  {name}{row}$", digits, re.M), digits
+    assert re.search(rf"^  minitape mt.data{row}$", pipeline, re.M), pipeline
+    for section in (cifar, digits):  # PyTorch comes with the bench extra; without it the table says so
+        assert re.search(rf"^  PyTorch eager({row}$| +not installed)", section, re.M), section
+    assert re.search(rf"the course's 5 epochs \(7,815 steps\) with the custom train_step: {NUMBER} minutes", cifar)
+    assert re.search(rf"target, fit no slower than the custom loop: (met|not met) \({NUMBER}x", cifar), cifar

@@ -1,0 +1,240 @@
+"""The convolution and max-pool kernels of issue 26 against plain references (loops over output positions), on
+random shapes: strides, SAME/VALID, dilation, odd sizes, channel counts; float32 stays float32.
+
+What stays bit for bit: Conv2D's forward pass and its filter gradient are the product of the same im2col matrix
+as before (built now by one copy of a sliding-window view instead of one copy per kernel offset), so they are
+equal to the old formulation to the last bit (`test_the_forward_pass_and_filter_gradient_are_bit_for_bit_...`).
+The input gradient is now one product per kernel offset instead of one large product then col2im: the sums
+over output channels are the same, in BLAS's order, so it agrees within float32 rounding (tested below).
+Max pooling's forward pass is unchanged; its gradients are exact (each window's gradient is moved, not summed).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minitape as mt
+from minitape.aids.check_gradients import check_gradients
+from minitape.ops import conv_ops
+
+
+# ---- references: loops over output positions ---------------------------------------------------------
+def _pads(size: int, k: int, s: int, padding: str) -> tuple[int, int, int]:
+    if padding == "VALID":
+        return (size - k) // s + 1, 0, 0
+    out = -(-size // s)
+    total = max((out - 1) * s + k - size, 0)
+    return out, total // 2, total - total // 2
+
+
+def _geometry(x, k_hw, strides, padding, fill=0.0):
+    (oh, pt, pb), (ow, pl, pr) = (_pads(n, k, s, padding) for n, k, s in zip(x.shape[1:3], k_hw, strides))
+    xp = np.pad(x, ((0, 0), (pt, pb), (pl, pr), (0, 0)), constant_values=fill)
+    return oh, ow, xp, (pt, pl)
+
+
+def conv_reference(x, w, strides, padding, dilations=(1, 1)):
+    """out[n, i, j, f] = sum over the dilated window and the channels, position by position."""
+    (dh, dw), (kh, kw) = dilations, w.shape[:2]
+    span = ((kh - 1) * dh + 1, (kw - 1) * dw + 1)
+    oh, ow, xp, _ = _geometry(x, span, strides, padding)
+    out = np.zeros((x.shape[0], oh, ow, w.shape[3]), np.float64)
+    for i in range(oh):
+        for j in range(ow):
+            r, c = i * strides[0], j * strides[1]
+            window = xp[:, r : r + span[0] : dh, c : c + span[1] : dw, :]  # (N, kh, kw, C)
+            out[:, i, j, :] = np.tensordot(window.astype(np.float64), w.astype(np.float64), axes=3)
+    return out
+
+
+def conv_input_gradient_reference(dy, w, in_shape, strides, padding):
+    """The adjoint of conv_reference in x: each output position sends dy * w back to its window."""
+    oh, ow, xp, (pt, pl) = _geometry(np.zeros(in_shape), w.shape[:2], strides, padding)
+    dx = np.zeros(xp.shape, np.float64)
+    for i in range(oh):
+        for j in range(ow):
+            r, c = i * strides[0], j * strides[1]
+            dx[:, r : r + w.shape[0], c : c + w.shape[1], :] += np.einsum("nf,hwcf->nhwc", dy[:, i, j], w)
+    return dx[:, pt : pt + in_shape[1], pl : pl + in_shape[2]]
+
+
+def conv_filter_gradient_reference(x, dy, k_hw, strides, padding):
+    oh, ow, xp, _ = _geometry(x, k_hw, strides, padding)
+    dw = np.zeros((*k_hw, x.shape[3], dy.shape[3]), np.float64)
+    for i in range(oh):
+        for j in range(ow):
+            r, c = i * strides[0], j * strides[1]
+            dw += np.einsum("nhwc,nf->hwcf", xp[:, r : r + k_hw[0], c : c + k_hw[1]], dy[:, i, j])
+    return dw
+
+
+def pool_reference(x, k_hw, strides, padding, dy=None):
+    """The max of each window, and (with dy) the gradient: each window's dy to its first maximum."""
+    oh, ow, xp, (pt, pl) = _geometry(x, k_hw, strides, padding, fill=-np.inf)
+    out = np.empty((x.shape[0], oh, ow, x.shape[3]), x.dtype)
+    dx = np.zeros(xp.shape, np.float64)
+    for i in range(oh):
+        for j in range(ow):
+            r, c = i * strides[0], j * strides[1]
+            window = xp[:, r : r + k_hw[0], c : c + k_hw[1], :].reshape(x.shape[0], -1, x.shape[3])
+            out[:, i, j] = window.max(axis=1)
+            first = window.argmax(axis=1)  # numpy's argmax: the first maximum
+            for n in range(x.shape[0]):
+                for ch in range(x.shape[3]):
+                    a, b = divmod(int(first[n, ch]), k_hw[1])
+                    if dy is not None:
+                        dx[n, r + a, c + b, ch] += dy[n, i, j, ch]
+    return out, dx[:, pt : pt + x.shape[1], pl : pl + x.shape[2]]
+
+
+# ---- random cases ----------------------------------------------------------------------------------------
+def _cases(count: int, seed: int):
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        k = (int(rng.integers(1, 4)), int(rng.integers(1, 4)))
+        s = (int(rng.integers(1, 4)), int(rng.integers(1, 3)))
+        hw = (int(rng.integers(k[0], 10)), int(rng.integers(k[1], 10)))
+        channels = (int(rng.integers(1, 5)), int(rng.integers(1, 6)))
+        yield hw, k, s, str(rng.choice(["SAME", "VALID"])), channels
+
+
+CONV_CASES = list(_cases(14, 0))
+
+
+@pytest.mark.parametrize("hw, k, s, padding, channels", CONV_CASES)
+def test_conv2d_and_its_gradients_match_loops_over_output_positions_in_float32(hw, k, s, padding, channels):
+    rng = np.random.default_rng(hash((hw, k, s)) % 2**32)
+    c_in, c_out = channels
+    x = rng.standard_normal((2, *hw, c_in)).astype(np.float32)
+    w = rng.standard_normal((*k, c_in, c_out)).astype(np.float32)
+    xt, wt = mt.constant(x), mt.Variable(w)
+    with mt.GradientTape() as tape:
+        tape.watch(xt)
+        y = mt.nn.conv2d(xt, wt, strides=s, padding=padding)
+    dy = rng.standard_normal(y.shape).astype(np.float32)
+    dx, dw = tape.gradient(y, [xt, wt], output_gradients=mt.constant(dy))
+    assert y.dtype == dx.dtype == dw.dtype == mt.float32
+    tolerance = {"rtol": 2e-5, "atol": 2e-5}  # float32 rounding of sums of a few dozen products
+    np.testing.assert_allclose(y.numpy(), conv_reference(x, w, s, padding), **tolerance)
+    np.testing.assert_allclose(dx.numpy(), conv_input_gradient_reference(dy, w, x.shape, s, padding), **tolerance)
+    np.testing.assert_allclose(dw.numpy(), conv_filter_gradient_reference(x, dy, k, s, padding), **tolerance)
+
+
+@pytest.mark.parametrize("dilations", [(2, 1), (1, 3), (2, 2)])
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+def test_dilated_conv2d_matches_its_loops_and_finite_differences(dilations, padding):
+    rng = np.random.default_rng(4)
+    x, w = rng.standard_normal((2, 9, 8, 3)), rng.standard_normal((3, 2, 3, 2))
+    got = mt.nn.conv2d(mt.constant(x.astype(np.float32)), mt.constant(w.astype(np.float32)), 1, padding,
+                       dilations=dilations)  # fmt: skip
+    assert got.dtype == mt.float32
+    np.testing.assert_allclose(got.numpy(), conv_reference(x, w, (1, 1), padding, dilations), rtol=2e-5, atol=2e-5)
+    check_gradients(lambda a, b: mt.nn.conv2d(a, b, 1, padding, dilations=dilations), [x, w])
+
+
+@pytest.mark.parametrize("hw, k, s, padding, channels", CONV_CASES[:6])
+def test_conv2d_gradients_agree_with_finite_differences(hw, k, s, padding, channels):
+    rng = np.random.default_rng(5)
+    x, w = rng.standard_normal((2, *hw, channels[0])), rng.standard_normal((*k, *channels))
+    check_gradients(lambda a, b: conv_ops.conv2d(a, b, strides=s, padding=padding), [x, w], order=2)
+
+
+def _im2col_per_offset(x, k_hw, strides, out_hw, pads):
+    """The im2col before issue 26: one strided copy per kernel offset."""
+    xp = conv_ops._pad(x, pads)
+    n, c = x.shape[0], x.shape[3]
+    cols = np.empty((n, *out_hw, k_hw[0] * k_hw[1], c), dtype=x.dtype)
+    for k, where in enumerate(conv_ops._offsets(k_hw, strides, out_hw)):
+        cols[:, :, :, k] = xp[where]
+    return cols.reshape(n * out_hw[0] * out_hw[1], -1)
+
+
+@pytest.mark.parametrize("hw, k, s, padding, channels", CONV_CASES)
+def test_the_forward_pass_and_filter_gradient_are_bit_for_bit_those_of_the_per_offset_im2col(
+    hw, k, s, padding, channels
+):
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((3, *hw, channels[0])).astype(np.float32)
+    w = rng.standard_normal((*k, *channels)).astype(np.float32)
+    out_hw, pads = conv_ops._geometry(hw, k, s, padding)
+    old_cols = _im2col_per_offset(x, k, s, out_hw, pads)
+    np.testing.assert_array_equal(conv_ops._im2col(x, k, s, out_hw, pads), old_cols)
+    old_forward = (old_cols @ w.reshape(-1, channels[1])).reshape(3, *out_hw, channels[1])
+    np.testing.assert_array_equal(conv_ops._conv2d(x, w, s, padding), old_forward)
+    dy = rng.standard_normal(old_forward.shape).astype(np.float32)
+    old_filter = (old_cols.T @ dy.reshape(-1, channels[1])).reshape(w.shape)
+    np.testing.assert_array_equal(conv_ops._conv2d_backprop_filter(x, dy, w.shape, s, padding), old_filter)
+
+
+POOL_CASES = list(_cases(12, 1)) + [
+    ((30, 30), (2, 2), (2, 2), "VALID", (16, 0)),
+    ((13, 13), (2, 2), (2, 2), "VALID", (3, 0)),
+]
+
+
+@pytest.mark.parametrize("hw, k, s, padding, channels", POOL_CASES)
+def test_max_pool_and_its_gradients_match_loops_with_ties_going_to_the_first_maximum(hw, k, s, padding, channels):
+    rng = np.random.default_rng(7)
+    # after a ReLU many windows are all zero: ties everywhere, which the gradient must send to the first pixel
+    x = np.maximum(rng.standard_normal((2, *hw, channels[0])), 0).astype(np.float32)
+    xt = mt.constant(x)
+    with mt.GradientTape(persistent=True) as tape:
+        tape.watch(xt)
+        y = mt.nn.max_pool2d(xt, ksize=k, strides=s, padding=padding)
+        dy = mt.constant(rng.standard_normal(y.shape).astype(np.float32))
+        tape.watch(dy)
+        dx = conv_ops.max_pool_grad_op(xt, dy, ksize=k, strides=s, padding=padding)
+    want_y, want_dx = pool_reference(x, k, s, padding, dy.numpy())
+    assert y.dtype == dx.dtype == mt.float32
+    np.testing.assert_array_equal(y.numpy(), want_y)
+    np.testing.assert_allclose(dx.numpy(), want_dx, rtol=1e-6, atol=1e-6)  # sums where windows overlap
+    g = rng.standard_normal(x.shape).astype(np.float32)
+    # the gradient in dy picks g at each window's first maximum: the adjoint of the gradient above
+    picked = tape.gradient(dx, dy, output_gradients=mt.constant(g)).numpy()
+    assert picked.dtype == np.float32
+    np.testing.assert_allclose(np.sum(picked * dy.numpy()), np.sum(g * want_dx), rtol=1e-4)
+
+
+def test_max_pool_gradient_of_a_window_of_equal_values_goes_to_its_first_pixel_only():
+    x = mt.constant(np.zeros((1, 4, 4, 2), np.float32))
+    with mt.GradientTape() as tape:
+        tape.watch(x)
+        y = mt.nn.max_pool2d(x, 2, 2, "VALID")
+    dx = tape.gradient(y, x).numpy()
+    expected = np.zeros((1, 4, 4, 2), np.float32)
+    expected[:, ::2, ::2] = 1
+    np.testing.assert_array_equal(dx, expected)
+
+
+def test_a_float32_cnn_step_makes_no_float64_array():
+    """Every op of a Conv2D / MaxPool2D / Dense step, forward and backward (the backward ops recorded by an outer
+    tape), takes and gives float32 (labels and shapes aside): no float64 temporary reaches a tensor."""
+    layers = mt.keras.layers
+    model = mt.keras.Sequential(
+        [
+            mt.keras.Input((9, 9, 3)),
+            layers.Conv2D(4, 3, padding="same", activation="relu"),
+            layers.MaxPool2D(),
+            layers.Conv2D(3, 2, strides=2),
+            layers.Flatten(),
+            layers.Dense(5, activation="softmax"),
+        ]
+    )
+    x = np.random.default_rng(8).random((4, 9, 9, 3), dtype=np.float32)
+    with mt.GradientTape(persistent=True) as outer:
+        with mt.GradientTape() as tape:
+            loss = mt.keras.losses.SparseCategoricalCrossentropy()(np.arange(4), model(x, training=True))
+        grads = tape.gradient(loss, model.trainable_variables)
+    kinds = {op.type for op in outer.records}
+    assert {"Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPoolGrad", "MatMul"} <= kinds, kinds
+    floats = {d.name for op in outer.records for d in (*op.input_dtypes, *op.output_dtypes) if d.is_floating}
+    assert floats == {"float32"}, floats
+    assert all(g.dtype == mt.float32 for g in grads)
+
+
+def test_an_infinite_gradient_reaches_only_the_maximum_not_nan_elsewhere():
+    x = mt.constant(np.array([[[[1.0], [3.0]], [[2.0], [0.0]]]], np.float32))  # one 2x2 window, maximum 3
+    dy = np.array([[[[np.inf]]]], np.float32)
+    dx = conv_ops.max_pool_grad_op(x, dy, ksize=(2, 2), strides=(2, 2), padding="VALID").numpy()
+    np.testing.assert_array_equal(dx[0, :, :, 0], [[0.0, np.inf], [0.0, 0.0]])
