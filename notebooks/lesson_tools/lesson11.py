@@ -30,18 +30,18 @@ _TRACE_SLIPS = {
         "2 and 2.0 are equal Python values (2 == 2.0), and Python values pick a graph by value: double(2.0) "
         "replays the graph traced for double(2).",
         "2와 2.0은 같은 Python 값이고(2 == 2.0), Python 값은 값으로 그래프를 고릅니다. double(2.0)은 double(2)를 "
-        "위해 트레이싱한 그래프를 다시 실행합니다.",
+        "위해 추적한 그래프를 다시 실행합니다.",
     ),
     4: (
         "mt.constant(3) is an int32 tensor, the others float32: a new dtype traces a new graph, as a new shape does.",
         "mt.constant(3)은 int32 텐서이고 나머지는 float32입니다. 새 shape과 마찬가지로 새 dtype도 새 그래프를 "
-        "트레이싱합니다.",
+        "추적합니다.",
     ),
     3: (
         "Python numbers are not tensors: each new Python value traces its own graph (2 and 3 are two graphs), "
         "where tensors are told apart only by shape and dtype.",
         "Python 숫자는 텐서가 아닙니다. 텐서는 shape과 dtype으로만 구별되지만, 새 Python 값은 저마다 자기 그래프를 "
-        "트레이싱합니다(2와 3은 그래프 두 개입니다).",
+        "추적합니다(2와 3은 그래프 두 개입니다).",
     ),
 }
 
@@ -61,13 +61,13 @@ def tracing_count(answer: object, evidence: object) -> str:
         raise NotYet(
             say(
                 f"{number:g} traces is not right: after the calls, double.experimental_get_tracing_count() says.",
-                f"트레이싱 {number:g}번은 맞지 않습니다. 호출을 마친 뒤 double.experimental_get_tracing_count()가 "
-                "답을 알려 줍니다.",
+                f"{number:g}번 추적한다는 답은 맞지 않습니다. 호출을 마친 뒤 "
+                "double.experimental_get_tracing_count()가 답을 알려 줍니다.",
             )
         )
     return say(
         "5 traces: float32 scalar, float32 vector, int32 scalar, and the Python values 2 (= 2.0) and 3.",
-        "트레이싱 5번: float32 스칼라, float32 벡터, int32 스칼라, 그리고 Python 값 2(= 2.0)와 3입니다.",
+        "5번 추적합니다: float32 스칼라, float32 벡터, int32 스칼라, 그리고 Python 값 2(= 2.0)와 3입니다.",
     )
 
 
@@ -89,7 +89,7 @@ def counter(answer: object, evidence: object) -> str:
             say(
                 "the counter says 1: a Python side effect (calls += 1) runs while the function is traced, once, not "
                 "at the calls that replay the graph. A variable's assign_add is part of the graph: it runs every call.",
-                "카운터가 1입니다. Python 부수 효과(calls += 1)는 함수를 트레이싱하는 동안 한 번 실행될 뿐, 그래프를 "
+                "카운터가 1입니다. Python 부작용(calls += 1)은 함수를 추적하는 동안 한 번 실행될 뿐, 그래프를 "
                 "다시 실행하는 호출에서는 실행되지 않습니다. 변수의 assign_add는 그래프의 일부라서 호출할 때마다 "
                 "실행됩니다.",
             )
@@ -98,7 +98,7 @@ def counter(answer: object, evidence: object) -> str:
         raise NotYet(
             say(
                 "the counter is still 0: call the traced function five times, then read the counter.",
-                "카운터가 아직 0입니다. 트레이싱된 함수를 다섯 번 호출한 다음 카운터를 읽으세요.",
+                "카운터가 아직 0입니다. 추적된 함수를 다섯 번 호출한 다음 카운터를 읽으세요.",
             )
         )
     if number != 5:
@@ -110,7 +110,7 @@ def counter(answer: object, evidence: object) -> str:
         )
     return say(
         "5: the assign_add is a step of the graph, so every call counts, traced or replayed.",
-        "5: assign_add는 그래프의 한 단계라서, 트레이싱하는 호출이든 다시 실행하는 호출이든 모두 셉니다.",
+        "5: assign_add는 그래프의 한 단계라서, 추적하는 호출이든 다시 실행하는 호출이든 모두 셉니다.",
     )
 
 
@@ -143,8 +143,8 @@ def branch_free(answer: object, evidence: object) -> str:
             say(
                 f"g is right but traced {count} times for four scalar float32 calls: a Python `if` on a tensor "
                 "records a guard, and each direction traces its own graph. Choose inside the graph with mt.where.",
-                f"값은 맞지만, g는 float32 스칼라로 네 번 호출하는 동안 {count}번 트레이싱했습니다. 텐서에 쓴 "
-                "Python `if`는 가드를 기록하고, 분기 방향마다 자기 그래프를 트레이싱합니다. mt.where로 그래프 "
+                f"값은 맞지만, g는 float32 스칼라로 네 번 호출하는 동안 {count}번 추적했습니다. 텐서에 쓴 "
+                "Python `if`는 가드를 기록하고, 분기 방향마다 자기 그래프를 추적합니다. mt.where로 그래프 "
                 "안에서 고르세요.",
             )
         )
