@@ -30,18 +30,21 @@ _STYLE = {
 class GraphView:
     """Draw the graph of a `ConcreteFunction`, of a `Function` traced once (its latest graph), or a `Graph`."""
 
-    def __init__(self, traced: Any, rankdir: str = "LR") -> None:
+    def __init__(self, traced: Any, rankdir: str = "LR", lang: str | None = None) -> None:
+        """`lang`: the language of the words drawn and summed up, "en" or "ko" (default: the viewer's language,
+        `minitape.widgets.set_language`, when the viewer is installed; else English). Op names stay as they are."""
         self.graph = _graph_of(traced)
         self.rankdir = rankdir
+        self.lang = _language(lang)
 
     def counts(self) -> dict[str, int]:
         """How many steps of each kind the graph holds: forward, gradient, read, assign, call, guard."""
         return dict(Counter(_kind(step) for step in self.graph.steps))
 
     def summary(self) -> str:
-        counts = self.counts()
-        parts = [f"{counts.get(k, 0)} {name}" for k, name in _SUMMARY]
-        return f"graph of {self.graph.name}: " + ", ".join(parts)
+        counts, words = self.counts(), _WORDS[self.lang]
+        parts = [words[kind].format(n=counts.get(kind, 0)) for kind in _KINDS]
+        return words["graph"].format(name=self.graph.name) + ", ".join(parts)
 
     def dot_source(self) -> str:
         """The graph in Graphviz's DOT language, a cluster per name scope."""
@@ -55,7 +58,7 @@ class GraphView:
         for k, step in enumerate(self.graph.steps):
             node = f"s{k}"
             by_scope.setdefault(getattr(step, "scope", ""), []).append(
-                f'{node} [label="{_escape(_label(step))}", {_STYLE[_kind(step)]}];'
+                f'{node} [label="{_escape(_label(step, self.lang))}", {_STYLE[_kind(step)]}];'
             )
             edges += [f"{producer[s]} -> {node};" for s in reads(step) if s in producer]
             for s in writes(step):
@@ -63,7 +66,7 @@ class GraphView:
         lines += _clusters(by_scope)
         lines += edges
         for k, slot in enumerate(x for x in nest.flatten(self.graph.outputs) if type(x) is Slot):
-            lines.append(f'out{k} [label="output {k}", {_STYLE["output"]}];')
+            lines.append(f'out{k} [label="{_WORDS[self.lang]["output"].format(k=k)}", {_STYLE["output"]}];')
             if slot.index in producer:
                 lines.append(f"{producer[slot.index]} -> out{k};")
         return "\n".join([*lines, "}"])
@@ -80,8 +83,49 @@ class GraphView:
         return f"<GraphView: {self.summary()}>"
 
 
-_SUMMARY = (("forward", "forward ops"), ("gradient", "gradient ops"), ("variable", "variable reads and assigns"))
-_SUMMARY += (("call", "Python calls"), ("guard", "guards"))
+_KINDS = ("forward", "gradient", "variable", "call", "guard")
+# the words of the drawing and the summary, in the viewer's two languages (glossary: notebooks/glossary_ko.md)
+_WORDS = {
+    "en": {
+        "graph": "graph of {name}: ",
+        "forward": "{n} forward ops",
+        "gradient": "{n} gradient ops",
+        "variable": "{n} variable reads and assigns",
+        "call": "{n} Python calls",
+        "guard": "{n} guards",
+        "gradient_of": "(gradient of {op})",
+        "read": "read {name}",
+        "call_of": "call {name}",
+        "guard_of": "guard: {expected}",
+        "output": "output {k}",
+    },
+    "ko": {
+        "graph": "{name}의 그래프: ",
+        "forward": "순전파 연산 {n}개",
+        "gradient": "그래디언트 연산 {n}개",
+        "variable": "변수 읽기와 할당 {n}개",
+        "call": "Python 호출 {n}개",
+        "guard": "가드 {n}개",
+        "gradient_of": "({op}의 그래디언트)",
+        "read": "읽기 {name}",
+        "call_of": "호출 {name}",
+        "guard_of": "가드: {expected}",
+        "output": "출력 {k}",
+    },
+}
+
+
+def _language(lang: str | None) -> str:
+    """`lang`, or the viewer's language when the viewer is installed (the lessons set it), else English."""
+    if lang is None:
+        try:
+            from minitape.widgets.formatting import get_language
+        except ImportError:  # the viewer is an optional extra: without it, a view speaks English
+            return "en"
+        lang = get_language()
+    if lang not in _WORDS:
+        raise ValueError(f"GraphView: lang must be one of {list(_WORDS)}, not {lang!r}")
+    return lang
 
 
 def _graph_of(traced: Any) -> Graph:
@@ -104,17 +148,19 @@ def _kind(step: Any) -> str:
     return "call" if kind is CallStep else "guard"
 
 
-def _label(step: Any) -> str:
-    kind = type(step)
+def _label(step: Any, lang: str) -> str:
+    kind, words = type(step), _WORDS[lang]
     if kind is OpStep:
-        return f"{step.op.name}\n(gradient of {step.backward_of})" if step.backward_of else step.op.name
+        gradient_of = words["gradient_of"].format(op=step.backward_of)
+        return f"{step.op.name}\n{gradient_of}" if step.backward_of else step.op.name
     if kind is ReadStep:
-        return f"read {step.variable.name}"
+        return words["read"].format(name=step.variable.name)
     if kind is AssignStep:
         return f"{step.op_type.replace('VariableOp', '')} {step.variable.name}"
     if kind is CallStep:
-        return f"call {getattr(step.function, '__qualname__', 'Python')}"
-    return f"guard: {'true' if step.expected is True else 'false' if step.expected is False else step.expected}"
+        return words["call_of"].format(name=getattr(step.function, "__qualname__", "Python"))
+    expected = "true" if step.expected is True else "false" if step.expected is False else step.expected
+    return words["guard_of"].format(expected=expected)
 
 
 def _clusters(by_scope: dict[str, list[str]]) -> list[str]:

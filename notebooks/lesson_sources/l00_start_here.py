@@ -67,6 +67,7 @@ LESSONS_KO = [
     ("모델의 그래디언트와 사용자 정의 훈련 루프", "`fit`과 직접 쓴 `train_step`으로 훈련하는 CNN"),
     ("순방향 모드와 역방향 모드", "JVP, VJP, 훈련에 역방향 모드를 쓰는 이유, 헤세 행렬-벡터 곱"),
     ("시간에 따른 역전파", "테이프 위의 순환 신경망, 그래디언트 소실과 폭주, 클리핑, 잘린 BPTT"),
+    ("그래프와 tf.function", "추적과 재추적, 그림으로 보는 훈련 스텝의 그래프, Python 제어 흐름, 속도 향상"),
 ]
 
 _TABLE = "\n".join(f"| {i} | [{title}]({name}) | {what} |" for i, (name, title, what) in enumerate(LESSONS, 1))

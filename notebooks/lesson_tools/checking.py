@@ -102,9 +102,10 @@ def wrap(text: str) -> str:
 
 
 def _sentence_case(text: str) -> str:
-    """A capital on the first word, when it is an ordinary word (an identifier like dy_db or f(2) keeps its case)."""
+    """A capital on the first word, when it is an ordinary English word (an identifier like dy_db or f(2) keeps its
+    case, and so does a name that opens a Korean sentence: "g의 본문" is not "G의 본문")."""
     first = text.split(" ", 1)[0]
-    return text[0].upper() + text[1:] if first.isalpha() and first.islower() else text
+    return text[0].upper() + text[1:] if first.isascii() and first.isalpha() and first.islower() else text
 
 
 def verdict(key: str, answer: Any = Ellipsis, **evidence: Any) -> str:

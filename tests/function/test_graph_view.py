@@ -59,3 +59,38 @@ def test_a_function_never_called_has_no_graph_to_draw():
 def test_the_view_lays_out_as_svg():
     svg = GraphView(_traced_train_step()).to_svg()
     assert svg.startswith("<svg") and svg.count("AssignSub") == 4
+
+
+def test_the_view_speaks_the_viewers_language():
+    """The Korean edition's lesson 11 draws the graph in Korean: the words, not the op or variable names."""
+    traced = _traced_train_step()
+    english, korean = GraphView(traced, lang="en"), GraphView(traced, lang="ko")
+    assert korean.summary() == "train_step의 그래프: " + ", ".join(
+        f"{word} {korean.counts().get(kind, 0)}개"
+        for kind, word in [
+            ("forward", "순전파 연산"),
+            ("gradient", "그래디언트 연산"),
+            ("variable", "변수 읽기와 할당"),
+            ("call", "Python 호출"),
+            ("guard", "가드"),
+        ]
+    )
+    source = korean.dot_source()
+    assert source.count("(MatMul의 그래디언트)") == 3 and source.count("읽기 dense") == 4 and "출력 0" in source
+    assert "gradient of" not in source and "read " not in source
+    assert english.summary().startswith("graph of train_step: 12 forward ops, ")
+    with pytest.raises(ValueError, match=r"GraphView: lang must be one of \['en', 'ko'\], not 'kr'"):
+        GraphView(traced, lang="kr")
+
+
+def test_the_view_follows_set_language():
+    pytest.importorskip("minitape.widgets")
+    from minitape import widgets
+
+    traced = _traced_train_step()
+    try:
+        widgets.set_language("ko")
+        assert GraphView(traced).summary().startswith("train_step의 그래프: 순전파 연산 12개")
+    finally:
+        widgets.set_language("en")
+    assert GraphView(traced).summary().startswith("graph of train_step: ")

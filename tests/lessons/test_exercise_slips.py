@@ -18,9 +18,11 @@ import pytest
 import minitape as mt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "notebooks"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from lesson_tools import verdict  # noqa: E402
 from lesson_tools.lesson10 import _contribution_variants  # noqa: E402
+from test_lesson11_checks import _branch_free, _counter_after_five_calls, _python_branch  # noqa: E402
 
 Case = tuple[Any, dict[str, Any]]
 
@@ -494,6 +496,26 @@ CASES: list[tuple[str, str, Callable[[], Case], str]] = [
     ("10.3", "one step", typed((RHO, RHO)), "that is the factor of one step"),
     ("10.3", "an entry", typed((0.15, RHO**30)), "radius is 0.15, the largest entry of U_test"),
     ("10.3", "not divided", typed((RHO, RHO**30 * math.sqrt(8))), "that is ||dL/dh_0|| itself"),
+    ("11.1", "right", typed(5), "correct! 5 traces"),
+    ("11.1", "the calls", typed(7), "7 is the number of calls"),
+    ("11.1", "2 and 2.0", typed(6), "2 and 2.0 are equal Python values"),
+    ("11.1", "int32", typed(4), "mt.constant(3) is an int32 tensor"),
+    ("11.1", "values as tensors", typed(3), "Python numbers are not tensors"),
+    ("11.2", "right", lambda: (_counter_after_five_calls(True), {}), "correct! 5: the assign_add is a step"),
+    (
+        "11.2",
+        "Python counter",
+        lambda: (_counter_after_five_calls(False), {}),
+        "a Python side effect (calls += 1) runs while the function is traced",
+    ),
+    ("11.2", "not called", lambda: (mt.Variable(0), {}), "the counter is still 0"),
+    ("11.2", "counted twice", typed(10), "it should count each call once"),
+    ("11.2", "typed", typed("5"), "the string '5'"),
+    ("11.3", "right", plain(_branch_free), "correct! one graph for every sign"),
+    ("11.3", "Python if", plain(_python_branch), "traced 2 times for four scalar float32 calls"),
+    ("11.3", "no branch", plain(lambda x: x * x), "g(-3.0) gives 9, but it should be 3"),
+    ("11.3", "absolute value", plain(lambda x: mt.abs(x)), "g(2.0) gives 2, but it should be 4"),
+    ("11.3", "called", typed(mt.constant(4.0)), "pass it without calling it"),
 ]
 
 

@@ -70,6 +70,14 @@ def test_a_forgotten_watch_names_the_exercises_tape_in_korean(korean: None) -> N
     assert "x을(를) 감시하는 것을 잊었습니다" in said and "outer.watch(x)" in said, said
 
 
+def test_a_name_opening_a_korean_sentence_keeps_its_case(korean: None) -> None:
+    """English capitalises a sentence's first word; Korean has no capitals, and g is the student's g, not G."""
+    assert "아직 아닙니다. g의 본문: 아직 `...`입니다." in verdict("11.3", ...)
+    assert "아직 아닙니다. f의 본문" in verdict("7.1", ...)
+    set_language("en")
+    assert "not yet. The body of g is still `...`" in verdict("11.3", ...)
+
+
 def test_every_hint_is_written_in_both_languages(korean: None) -> None:
     for key in exercise_keys():
         hint = verdict(key, ...).split("힌트: ", 1)[1]

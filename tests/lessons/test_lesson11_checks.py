@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -11,8 +13,11 @@ import pytest
 import minitape as mt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "notebooks"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from lesson_tools import verdict  # noqa: E402
+from lesson_tools import set_language, verdict  # noqa: E402
+
+NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
 def _branch_free(x):
@@ -81,3 +86,22 @@ def test_a_wrong_answer_gets_its_reason(key: str, answer: Any, words: str) -> No
     said = verdict(key, answer)
     assert said.startswith(f"Exercise {key}: not yet. ") and "\nHint: " in said, said
     assert words in said or words[0].upper() + words[1:] in said, said
+
+
+@pytest.mark.parametrize(("key", "answer", "words"), WRONG, ids=[w[0] for w in WRONG])
+def test_a_wrong_answer_gets_its_reason_in_korean(key: str, answer: Any, words: str) -> None:
+    """The Korean edition names the same slip with the same numbers, and leaves no English sentence but the text of
+    an error the student's own code raised (quoted as Python wrote it)."""
+    from test_korean_feedback import HANGUL, _english_left  # imported here: that module imports this one's cases
+
+    english = verdict(key, answer)
+    set_language("ko")
+    try:
+        korean = verdict(key, answer)
+    finally:
+        set_language("en")
+    assert korean.startswith(f"연습 {key}: 아직 아닙니다. ") and "\n힌트: " in korean, korean
+    assert HANGUL.search(korean.split("\n")[0].split(". ", 1)[1]), korean
+    quoted = english.split("raised ", 1)[1].split(": ", 1)[1].split("\n")[0] if "raised " in english else ""
+    assert _english_left(korean.replace(quoted, " ") if quoted else korean) is None, korean
+    assert Counter(NUMBER.findall(korean)) == Counter(NUMBER.findall(english)), (english, korean)
