@@ -21,9 +21,9 @@ from minitape.values.errors import InvalidArgumentError, op_error
 
 def apply(op: OpDef, *args: Any, name: str | None = None, **attrs: Any) -> Any:
     """Run `op` on `args` with keyword `attrs`; return its output tensor(s)."""
-    outputs = unwatched.run(op, args, attrs) if state.unwatched else None  # a shortcut a reader can skip
+    inputs = as_inputs(op, args)
+    outputs = unwatched.run(op, inputs, attrs) if state.unwatched else None  # a shortcut a reader can skip
     if outputs is None:
-        inputs = as_inputs(op, args)
         outputs = compute(op, inputs, attrs)
         for listener in state.listeners:  # the numerics check: it stops a NaN before a tape keeps it
             listener.op_ran(op, inputs, attrs, outputs)

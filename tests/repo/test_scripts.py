@@ -304,7 +304,10 @@ def test_lessons_sh_goes_on_without_graphviz(stub_bin: Path, repo_copy: Path) ->
     result = _lessons_sh(repo_copy, "--setup-only", PATH=str(stub_bin))
     assert result.returncode == 0, result.stderr
     assert "Missing program(s): dot" in result.stderr and "would open http://127.0.0.1:" in result.stdout
-    assert "[1/4] Graphviz" in result.stdout and "missing: the tape pictures use the WebAssembly build instead" in result.stdout
+    assert (
+        "[1/4] Graphviz" in result.stdout
+        and "missing: the tape pictures use the WebAssembly build instead" in result.stdout
+    )
     assert sorted(p.name for p in (repo_copy / "my-lessons").glob("*.ipynb")) == LESSONS
 
 
