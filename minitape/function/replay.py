@@ -210,7 +210,7 @@ def run_as_ops(graph: Graph, tensors: list) -> list:
     saved = [(s.variable, s.variable._value) for s in graph.steps if type(s) is AssignStep]
     try:
         for step in graph.steps:
-            _step_as_op(step, values)
+            step_as_op(step, values)
     except GuardFailedError as failed:
         for variable, value in saved:
             variable._value = value
@@ -219,7 +219,7 @@ def run_as_ops(graph: Graph, tensors: list) -> list:
     return values
 
 
-def _step_as_op(step: Any, values: list) -> None:
+def step_as_op(step: Any, values: list) -> None:
     kind = type(step)
     if kind is OpStep:
         result = step.op(*[values[i] for i in step.inputs], **step.attrs)
