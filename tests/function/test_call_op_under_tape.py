@@ -220,3 +220,18 @@ def test_explain_and_the_viewer_take_a_tape_holding_a_call_op():
     view = widgets.TapeView(tape, y, [x])
     assert view.n_steps > 0
     assert tape.gradient(y, x).numpy().tolist() == [2.0, 4.0]
+
+
+def test_a_graph_drawing_random_numbers_still_replays_op_by_op_so_its_gradient_sees_the_same_draw():
+    @mt.function
+    def f(x):
+        return x * mt.random.uniform([3], dtype=mt.float64)
+
+    x = mt.constant(np.array([1.0, 2.0, 4.0]))
+    f(x)
+    with mt.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    types = [op.type for op in tape.records]
+    assert "PartitionedCall" not in types and "Mul" in types  # a call op's gradient would draw again
+    assert np.allclose(tape.gradient(y, x).numpy(), y.numpy() / x.numpy())
