@@ -4,7 +4,8 @@ of numpy calls, and later calls replay that graph.
 signature.py  which calls share a graph (TensorFlow's tracing rules), and `input_signature`
 trace.py      the tracer the engine reports to while the function runs, and `runs_each_call`
 graph.py      what a trace records: slots and steps
-replay.py     running a graph: as plain numpy calls, or op by op through the engine when a tape listens
+replay.py     running a graph: as plain numpy calls, or op by op through the engine when each op must be heard
+call_op.py    a call under a GradientTape: the fast run, recorded as one op whose gradient replays the graph
 polymorphic.py  `Function` and `ConcreteFunction`
 scopes.py     `py_function` and `init_scope`
 view.py       a traced graph drawn

@@ -19,7 +19,7 @@ import numpy as np
 from minitape.engine.context import state
 from minitape.engine.tensor import Tensor
 from minitape.engine.variables import Variable
-from minitape.function import replay, signature
+from minitape.function import call_op, replay, signature
 from minitape.function.graph import AssignStep, Graph, Slot
 from minitape.function.trace import Tracer
 from minitape.namespaces import missing
@@ -44,6 +44,7 @@ class ConcreteFunction:
     def __init__(self, graph: Graph, inputs: Any, outputs: Any, python_function: Callable) -> None:
         self.graph = graph
         self.program = replay.Program(graph)
+        self._one_op = call_op.recordable(graph)  # under a tape alone, a call is one op
         self.structured_input_signature = inputs  # the traced call's arguments, a TensorSpec for each tensor
         self.output_specs = outputs  # its result, a TensorSpec for each tensor
         self.name = graph.name
@@ -53,9 +54,12 @@ class ConcreteFunction:
         return self.call_flat(_tensor_leaves((args, kwargs)))
 
     def call_flat(self, leaves: list) -> Any:
-        """Run the graph on the call's tensors (in `nest.flatten` order): fast, or op by op when something listens."""
+        """Run the graph on the call's tensors (in `nest.flatten` order): fast; under tapes alone, recorded as one
+        op (call_op.py); op by op when an accumulator, an outer trace or a listener hears each op."""
         if state.tapes or state.accumulators or state.tracers or state.listeners:
             tensors = [leaf if type(leaf) is Tensor else Tensor(np.asarray(leaf)) for leaf in leaves]
+            if self._one_op and not (state.accumulators or state.tracers or state.listeners):
+                return call_op.call(self.program, tensors)
             values = replay.run_as_ops(self.graph, tensors)
             return nest.map_structure(lambda x: values[x.index] if type(x) is Slot else x, self.graph.outputs)
         arrays = [leaf._value if type(leaf) is Tensor else np.asarray(leaf) for leaf in leaves]

@@ -2,8 +2,8 @@
 
 `Program` turns a graph's steps into flat tuples once; `run` is then one loop: no conversions, no records, no
 Tensor wrapping between steps, variables written as the steps say. `run_as_ops` instead sends every op through
-the engine's op path, so that tapes and accumulators open around the call record them (that is how a traced
-function is differentiable, to any order) and an outer `tf.function` being traced records them.
+the engine's op path, so that accumulators and listeners hear each op and an outer `tf.function` being traced
+records them (a tape alone records one op for the call: call_op.py; its gradient replays with `step_as_op`).
 
 A guard whose value goes the other way (or a Python call whose tensors come back in other shapes) stops the run:
 the variables the run wrote are put back, `mt.print` (which waits for the end of a guarded run) has printed
@@ -210,7 +210,7 @@ def run_as_ops(graph: Graph, tensors: list) -> list:
     saved = [(s.variable, s.variable._value) for s in graph.steps if type(s) is AssignStep]
     try:
         for step in graph.steps:
-            _step_as_op(step, values)
+            step_as_op(step, values)
     except GuardFailedError as failed:
         for variable, value in saved:
             variable._value = value
@@ -219,7 +219,7 @@ def run_as_ops(graph: Graph, tensors: list) -> list:
     return values
 
 
-def _step_as_op(step: Any, values: list) -> None:
+def step_as_op(step: Any, values: list) -> None:
     kind = type(step)
     if kind is OpStep:
         result = step.op(*[values[i] for i in step.inputs], **step.attrs)
