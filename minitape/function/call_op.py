@@ -4,7 +4,8 @@ The graph runs as fast as without a tape (`replay.run`); the tape gets one recor
 (`PartitionedCall` when the graph touches no variable), from the call's tensors and the variables the graph
 reads to its tensor outputs. Its gradient rule replays the graph op by op under a tape of its own, on the values
 the forward run read, and asks that tape for the vector-Jacobian product: the rule's ops go through the engine,
-so a tape still recording while the gradient is taken sees them (second and higher derivatives).
+so a tape still recording while the gradient is taken sees them (second and higher derivatives). When nothing
+records the backward pass, the rule runs that same computation traced once into a graph instead (traced_vjp.py).
 
 The replay for the gradient repeats no side effect: assigns and Python calls ran once, in the forward run; each
 variable read gets the value the forward run read (then the variable gets its own value back).
@@ -18,7 +19,7 @@ from minitape.engine.context import state
 from minitape.engine.execute import record
 from minitape.engine.tape import GradientTape
 from minitape.engine.tensor import Tensor
-from minitape.function import replay
+from minitape.function import replay, traced_vjp
 from minitape.function.graph import AssignStep, CallStep, Graph, OpStep, ReadStep, Slot
 from minitape.values import nest
 
@@ -42,7 +43,7 @@ def call(program: replay.Program, tensors: list) -> Any:
     variables = _variables_read(graph)
     _tell_variable_watchers(variables)
     touches = variables or any(type(s) is AssignStep for s in graph.steps)
-    rule = _rule(graph, tensors, variables, values)
+    rule = _rule(program, tensors, variables, values)
     name = "StatefulPartitionedCall" if touches else "PartitionedCall"
     record(name, tensors + variables, outputs, {}, keep="nothing", grad_fn=rule)
     return result
@@ -67,15 +68,17 @@ def _tell_variable_watchers(variables: list) -> None:
                 tape.watch_variable(variable)
 
 
-def _rule(graph: Graph, tensors: list, variables: list, forward: list) -> Any:
+def _rule(program: replay.Program, tensors: list, variables: list, forward: list) -> Any:
+    graph = program.graph
     out_slots = [x.index for x in nest.flatten(graph.outputs) if type(x) is Slot]
-    sources = tensors + variables
-    wanted = [k for k, t in enumerate(sources) if _differentiable(t)]  # an integer has no gradient
+    wanted = [k for k, t in enumerate(tensors + variables) if _differentiable(t)]  # an integer has no gradient
 
-    def rule(op: Any, *upstream: Tensor) -> list:
+    def gradient(inputs: list, upstream: tuple) -> list:
+        """The VJP by the graph's ops through the engine under a tape of its own, on `inputs`."""
+        sources = inputs + variables
         with GradientTape(watch_accessed_variables=False) as inner:
             inner.watch([sources[k] for k in wanted])
-            slots = replay_for_gradient(graph, tensors, forward)
+            slots = replay_for_gradient(graph, inputs, forward)
         pairs = [(slots[i], g) for i, g in zip(out_slots, upstream) if g is not None and _differentiable(slots[i])]
         grads: list = [None] * len(sources)
         if pairs and wanted:
@@ -84,6 +87,13 @@ def _rule(graph: Graph, tensors: list, variables: list, forward: list) -> Any:
             for k, g in zip(wanted, found):
                 grads[k] = g
         return grads
+
+    def rule(op: Any, *upstream: Tensor) -> list:
+        if not traced_vjp.backward_watched():  # nobody needs the backward ops as tensors: its traced graph
+            fast = traced_vjp.gradients(program, gradient, tensors, forward, upstream)
+            if fast is not None:
+                return fast
+        return gradient(tensors, upstream)
 
     return rule
 

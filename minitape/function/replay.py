@@ -48,6 +48,7 @@ class Program:
         self.assigned = [s.variable for s in graph.steps if type(s) is AssignStep]
         self.outputs = filler(graph.outputs)  # the function's result, a fresh tensor for each slot
         self.no_retreat = no_retreat(graph.steps)
+        self.vjps: dict = {}  # its call op's gradient, traced (traced_vjp.py), by the upstream gradients' shapes
 
 
 def _compiled(step: Any) -> tuple:

@@ -7,6 +7,7 @@ import pytest
 
 import minitape as mt
 from minitape.aids.check_gradients import check_gradients
+from minitape.function import call_op, traced_vjp
 
 
 def _recorded(fn, *args):
@@ -155,6 +156,7 @@ def test_a_function_that_assigns_a_variable_assigns_it_once_and_differentiates_t
     # TensorFlow 2.21 gives dx = 12.0 and dw = 4.0 (the gradient at the values the call read, w0 = 2 and 6):
     # the assign cuts the path, so w reaches y through its first read and its last, x * 6 + x * 2
     assert float(dx) == 12.0 and float(dw) == 4.0
+    assert len(_concrete(f).program.vjps) == 0  # two values of w: the op-by-op rule, no traced backward graph
 
 
 def test_unconnected_gradients_of_the_call_op():
@@ -235,3 +237,141 @@ def test_a_graph_drawing_random_numbers_still_replays_op_by_op_so_its_gradient_s
     types = [op.type for op in tape.records]
     assert "PartitionedCall" not in types and "Mul" in types  # a call op's gradient would draw again
     assert np.allclose(tape.gradient(y, x).numpy(), y.numpy() / x.numpy())
+
+
+# ---- the traced backward pass: when nothing records the backward pass, the call op's rule replays its VJP graph
+
+
+def _concrete(fn):
+    (concrete,) = [c for cs in fn._cache.values() for c in cs]
+    return concrete
+
+
+def _count_traces(monkeypatch) -> list:
+    traced = []
+    trace = traced_vjp._trace
+    monkeypatch.setattr(traced_vjp, "_trace", lambda *a: traced.append(1) or trace(*a))
+    return traced
+
+
+def test_the_gradient_of_an_unobserved_call_is_traced_once_then_replayed_without_the_op_by_op_rule(monkeypatch):
+    w = mt.Variable(np.array([0.3, -0.8]))
+
+    @mt.function
+    def f(x):
+        return mt.reduce_sum(mt.tanh(x * w) ** 2)
+
+    f(mt.constant(np.array([0.7, 1.1])))
+    traced = _count_traces(monkeypatch)
+
+    def grads(values: list) -> list:
+        x = mt.constant(np.array(values))
+        with mt.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x)
+        return [g.numpy() for g in tape.gradient(y, [x, w])]
+
+    def expected(values: list) -> list:
+        x, v = np.array(values), np.array([0.3, -0.8])
+        t = np.tanh(x * v)
+        return [2 * t * (1 - t**2) * v, 2 * t * (1 - t**2) * x]
+
+    first = grads([0.7, 1.1])
+    assert len(traced) == 1 and len(_concrete(f).program.vjps) == 1
+    monkeypatch.setattr(call_op, "replay_for_gradient", _refuse)  # the op-by-op rule may not run now
+    second = grads([-0.4, 2.5])  # other values: the traced graph computes from its inputs, no value baked in
+    assert len(traced) == 1  # the second gradient replayed the graph traced by the first
+    for got, want in zip([*first, *second], [*expected([0.7, 1.1]), *expected([-0.4, 2.5])], strict=True):
+        assert np.allclose(got, want, rtol=1e-12)
+
+
+def _refuse(*args):
+    raise AssertionError("the op-by-op gradient ran")
+
+
+def test_a_keras_mlp_loss_gives_bit_for_bit_the_op_by_op_rule_s_gradients(monkeypatch):
+    mt.keras.utils.set_random_seed(5)
+    model = mt.keras.Sequential(
+        [mt.keras.Input((6,)), mt.keras.layers.Dense(16, activation="relu"), mt.keras.layers.Dense(4)]
+    )
+    rng = np.random.default_rng(1)
+    xs = mt.constant(rng.normal(size=(12, 6)).astype(np.float32))
+    onehot = mt.constant(np.eye(4, dtype=np.float32)[np.arange(12) % 4])
+    loss_object = mt.keras.losses.CategoricalCrossentropy(from_logits=True)
+
+    @mt.function
+    def loss_fn(xs, onehot):
+        return loss_object(onehot, model(xs))
+
+    loss_fn(xs, onehot)
+
+    def grads():
+        with mt.GradientTape() as tape:
+            tape.watch(xs)
+            loss = loss_fn(xs, onehot)
+        assert [op.type for op in tape.records] == ["StatefulPartitionedCall"]
+        return [g.numpy() for g in tape.gradient(loss, [xs, *model.trainable_variables])]
+
+    fast = grads()
+    assert len(_concrete(loss_fn).program.vjps) == 1
+    monkeypatch.setattr(traced_vjp, "backward_watched", lambda: True)  # as if a tape heard it: the op-by-op rule
+    slow = grads()
+    for a, b in zip(fast, slow, strict=True):
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+
+
+def test_a_second_derivative_takes_the_op_by_op_rule_and_matches_finite_differences_of_the_traced_first():
+    @mt.function
+    def f(x):
+        return mt.reduce_sum(mt.sin(x) * x * x)
+
+    x0 = np.array([0.4, -1.2, 2.0])
+    f(mt.constant(x0))
+
+    def first(values: np.ndarray) -> np.ndarray:  # unobserved: the traced backward graph
+        x = mt.constant(values)
+        with mt.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x)
+        return tape.gradient(y, x).numpy()
+
+    x = mt.constant(x0)
+    with mt.GradientTape() as outer:
+        outer.watch(x)
+        with mt.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        dy = inner.gradient(y, x)  # inside the outer tape's block: it records the backward pass
+    assert len(_concrete(f).program.vjps) == 0  # the first derivative was taken op by op
+    d2y = outer.gradient(dy, x).numpy()
+    assert np.array_equal(dy.numpy(), first(x0))  # and equals the traced one bit for bit
+    assert len(_concrete(f).program.vjps) == 1
+    eps = 1e-6
+    for k in range(3):
+        step = np.where(np.arange(3) == k, eps, 0.0)
+        column = (first(x0 + step) - first(x0 - step)) / (2 * eps)
+        assert d2y[k] == pytest.approx(column.sum(), rel=1e-6)  # d2y is the Hessian's row sums (y's gradient summed)
+
+
+def test_the_traced_backward_repeats_no_print_and_no_assign(capsys):
+    w = mt.Variable(np.float64(2.0))
+    count = mt.Variable(0, trainable=False)
+
+    @mt.function
+    def f(x):
+        mt.print("called with", x)
+        count.assign_add(1)
+        return x * x * w
+
+    x = mt.constant(np.float64(3.0))
+    f(x)
+    capsys.readouterr()
+    for _ in range(2):
+        with mt.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x)
+        dx, dw = tape.gradient(y, [x, w])
+        assert float(dx) == 12.0 and float(dw) == 9.0
+    assert capsys.readouterr().err.count("called with") == 2  # one per call, none for either gradient
+    assert int(count) == 3  # the trace's and the two calls'
+    assert len(_concrete(f).program.vjps) == 1
