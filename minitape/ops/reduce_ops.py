@@ -150,7 +150,9 @@ def _spread(op, t, kept=None):
 def _mean_rule(op, g):
     """dy divided by how many elements each output element averages, spread over the input."""
     shape, kept = op.input_shapes[0], _kept_shape(op)  # computed once, for both (math.prod: np.prod is slow here)
-    return _spread(op, g / (math.prod(shape) // max(math.prod(kept), 1)), kept)
+    # a float (exact: counts stay below 2**53): convert_inputs has a short path for `g / 64.0`, not for `g / 64`
+    count = float(math.prod(shape) // max(math.prod(kept), 1))
+    return _spread(op, g / count, kept)
 
 
 def _extreme_rule(op, g):
