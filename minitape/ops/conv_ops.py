@@ -2,11 +2,13 @@
 
 A convolution is one matrix product over im2col rows (every window of the input, laid
 out as a row). The rows are one copy of a strided view of the input (each window a view,
-`sliding_window_view`), so the filter and the forward pass each cost a copy and a matrix
-product. The input gradient is one matrix product per kernel offset (kh * kw, e.g. 9), each
-added where that offset's pixels came from; max pooling walks the same offsets with
-np.maximum, and its gradient sends each window's gradient to its first maximum without
-stacking the windows.
+made from strides), so the filter and the forward pass each cost a copy and a matrix
+product. The input gradient of a stride-1 SAME convolution is such a convolution too (of dy
+with the filter turned round), one copy and one product; with strides or VALID padding it is
+one matrix product per kernel offset (kh * kw, e.g. 9), each added where that offset's
+pixels came from. Max pooling walks the same offsets with np.maximum; its gradient stacks
+each offset's pixels (one reshape when the windows tile the image) and sends each window's
+gradient to its first maximum.
 
 The gradient ops are primitives too, and their gradients are again these ops:
     Conv2D(x, w)                  -> dx = Conv2DBackpropInput(dy, w), dw = Conv2DBackpropFilter(x, dy)
@@ -49,7 +51,8 @@ def _pad(x: np.ndarray, pads, value=0) -> np.ndarray:
     if not (pt or pb or pl or pr):
         return x
     n, h, w, c = x.shape
-    out = np.full((n, h + pt + pb, w + pl + pr, c), value, dtype=x.dtype)
+    shape = (n, h + pt + pb, w + pl + pr, c)
+    out = np.zeros(shape, x.dtype) if value == 0 else np.full(shape, value, x.dtype)  # zeros: half np.full's cost
     out[:, pt : pt + h, pl : pl + w] = x
     return out
 
@@ -62,16 +65,29 @@ def _offsets(k_hw, strides, out_hw):
             yield (slice(None), slice(i, i + sh * oh, sh), slice(j, j + sw * ow, sw))
 
 
+def _window_view(xp: np.ndarray, k_hw, strides, out_hw) -> np.ndarray:
+    """(N, Ho, Wo, kh, kw, C), a view of `xp`: [n, i, j] is the window of output pixel (i, j). Made from strides
+    directly, which costs a microsecond; sliding_window_view costs more than the copy it feeds on small images."""
+    xp = np.ascontiguousarray(xp)  # already so, but for an unpadded view of something larger
+    (sh, sw), (s0, s1, s2, s3) = strides, xp.strides
+    shape = (xp.shape[0], *out_hw, *k_hw, xp.shape[3])
+    view = np.ndarray(shape, xp.dtype, xp, 0, (s0, s1 * sh, s2 * sw, s1, s2, s3))
+    view.flags.writeable = False  # windows overlap: a write through one would change its neighbours
+    return view
+
+
 def _im2col(x: np.ndarray, k_hw, strides, out_hw, pads) -> np.ndarray:
     """(N*Ho*Wo, kh*kw*C): row r holds the window of output pixel r, in the filter's (kh, kw, C) order.
 
-    One copy of a strided view: with stride 1 along the width, a window's row (kw * C numbers) is contiguous
-    in the input, so numpy copies runs of that length rather than C numbers at a time."""
-    xp = _pad(x, pads)
-    (sh, sw), (oh, ow) = strides, out_hw
-    windows = np.lib.stride_tricks.sliding_window_view(xp, k_hw, axis=(1, 2))  # (N, H', W', C, kh, kw), a view
-    windows = windows[:, : sh * (oh - 1) + 1 : sh, : sw * (ow - 1) + 1 : sw].transpose(0, 1, 2, 4, 5, 3)
-    return np.ascontiguousarray(windows).reshape(x.shape[0] * oh * ow, -1)
+    One copy of a strided view, which moves runs of numbers that lie side by side in the input: a window's row
+    (kw * C numbers) in general. With one channel and stride 1 along the width, a row of Wo output pixels is the
+    longer run, so the matrix is copied as its transpose (C order) and returned as a transposed view: the same
+    numbers, which BLAS reads in either order."""
+    windows = _window_view(_pad(x, pads), k_hw, strides, out_hw)
+    rows = x.shape[0] * out_hw[0] * out_hw[1]
+    if x.shape[3] == 1 and strides[1] == 1:
+        return np.ascontiguousarray(windows.transpose(3, 4, 5, 0, 1, 2)).reshape(-1, rows).T
+    return np.ascontiguousarray(windows).reshape(rows, -1)
 
 
 def _col2im_product(dy: np.ndarray, w: np.ndarray, in_shape, strides, out_hw, pads) -> np.ndarray:
@@ -85,6 +101,16 @@ def _col2im_product(dy: np.ndarray, w: np.ndarray, in_shape, strides, out_hw, pa
     for k, where in enumerate(_offsets(w.shape[:2], strides, out_hw)):
         out[where] += (rows @ w[k // kw, k % kw].T).reshape(n, *out_hw, c)
     return out[:, pt : pt + h, pl : pl + w_, :]
+
+
+def _turned_filter_product(dy: np.ndarray, w: np.ndarray, in_shape, pads) -> np.ndarray:
+    """The input gradient of a stride-1 convolution that keeps the image's size (SAME): itself such a
+    convolution, of dy with the filter turned by 180 degrees and its channel axes swapped, padded by k - 1 - pad
+    on each side. One im2col and one product, in place of a product and an addition per kernel offset."""
+    (kh, kw), (pt, pb), (pl, pr) = w.shape[:2], pads[1], pads[2]
+    turned = w[::-1, ::-1].transpose(0, 1, 3, 2).reshape(-1, w.shape[2])  # (kh*kw*out, in), a small copy
+    dy_pads = ((0, 0), (kh - 1 - pt, kh - 1 - pb), (kw - 1 - pl, kw - 1 - pr), (0, 0))
+    return (_im2col(dy, (kh, kw), (1, 1), in_shape[1:3], dy_pads) @ turned).reshape(in_shape)
 
 
 def _check_nhwc(shape: tuple, what: str) -> None:
@@ -124,6 +150,9 @@ def _conv2d_backprop_input(dy, w, input_shape, strides, padding):
             f"{w.shape[3]} channels and {list(out_hw)} pixels (what conv2d with strides {list(strides)} and "
             f"padding {padding} makes of the output), and the output {w.shape[2]} channels"
         )
+    if tuple(strides) == (1, 1) and tuple(out_hw) == tuple(input_shape[1:3]):
+        return _turned_filter_product(dy, w, tuple(input_shape), pads)
+    # otherwise the turned filter would meet zeros: those between strided pixels, or VALID's wide border
     return _col2im_product(dy, w, input_shape, strides, out_hw, pads)
 
 

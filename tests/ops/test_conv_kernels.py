@@ -2,10 +2,14 @@
 random shapes: strides, SAME/VALID, dilation, odd sizes, channel counts; float32 stays float32.
 
 What stays bit for bit: Conv2D's forward pass and its filter gradient are the product of the same im2col matrix
-as before (built now by one copy of a sliding-window view instead of one copy per kernel offset), so they are
-equal to the old formulation to the last bit (`test_the_forward_pass_and_filter_gradient_are_bit_for_bit_...`).
-The input gradient is now one product per kernel offset instead of one large product then col2im: the sums
-over output channels are the same, in BLAS's order, so it agrees within float32 rounding (tested below).
+as before (built now by one copy of a strided view instead of one copy per kernel offset), so with several input
+channels they are equal to the old formulation to the last bit (`test_the_forward_pass_and_filter_gradient_...`).
+With one input channel the matrix is copied as its transpose (longer runs to copy) and handed to BLAS as a
+transposed view: the same numbers, but BLAS may sum them in another order (a matrix-vector product with one
+filter, or a long sum over pixels blocked differently), so those agree within float32 rounding, tested there.
+The input gradient is one product per kernel offset (strides, VALID), or for stride 1 with SAME padding one
+product of dy's im2col with the turned filter: the sums are the same in another order, within float32 rounding
+(`test_the_turned_filter_input_gradient_...`).
 Max pooling's forward pass is unchanged; its gradients are exact (each window's gradient is moved, not summed).
 """
 
@@ -150,21 +154,82 @@ def _im2col_per_offset(x, k_hw, strides, out_hw, pads):
     return cols.reshape(n * out_hw[0] * out_hw[1], -1)
 
 
-@pytest.mark.parametrize("hw, k, s, padding, channels", CONV_CASES)
+def assert_within_float32_rounding(got, want, magnitudes, terms: int) -> None:
+    """Two float32 sums of the same `terms` products, in different orders, each within terms * eps/2 *
+    `magnitudes` (the sum of the products' absolute values) of the exact sum: so within terms * eps of each
+    other. Equality is not asked for, and nothing looser is allowed."""
+    assert got.dtype == want.dtype == np.float32
+    bound = terms * np.finfo(np.float32).eps * np.asarray(magnitudes, np.float64)
+    assert np.all(np.abs(got.astype(np.float64) - want) <= bound)
+
+
+ONE_CHANNEL_CASES = [  # beside CONV_CASES' own
+    ((8, 8), (3, 3), (1, 1), "SAME", (1, 16)),  # the digits CNN's first layer
+    ((9, 7), (2, 3), (1, 1), "VALID", (1, 5)),
+    ((12, 11), (3, 3), (2, 1), "SAME", (1, 4)),
+    ((6, 6), (3, 3), (1, 2), "SAME", (1, 3)),  # stride 2 along the width: the usual copy
+]
+
+
+@pytest.mark.parametrize("hw, k, s, padding, channels", CONV_CASES + ONE_CHANNEL_CASES)
 def test_the_forward_pass_and_filter_gradient_are_bit_for_bit_those_of_the_per_offset_im2col(
     hw, k, s, padding, channels
 ):
     rng = np.random.default_rng(6)
-    x = rng.standard_normal((3, *hw, channels[0])).astype(np.float32)
+    batch = 33  # a long sum over pixels for the filter gradient
+    x = rng.standard_normal((batch, *hw, channels[0])).astype(np.float32)
     w = rng.standard_normal((*k, *channels)).astype(np.float32)
     out_hw, pads = conv_ops._geometry(hw, k, s, padding)
     old_cols = _im2col_per_offset(x, k, s, out_hw, pads)
-    np.testing.assert_array_equal(conv_ops._im2col(x, k, s, out_hw, pads), old_cols)
-    old_forward = (old_cols @ w.reshape(-1, channels[1])).reshape(3, *out_hw, channels[1])
-    np.testing.assert_array_equal(conv_ops._conv2d(x, w, s, padding), old_forward)
+    np.testing.assert_array_equal(conv_ops._im2col(x, k, s, out_hw, pads), old_cols)  # the same numbers always
+    old_forward = (old_cols @ w.reshape(-1, channels[1])).reshape(batch, *out_hw, channels[1])
     dy = rng.standard_normal(old_forward.shape).astype(np.float32)
     old_filter = (old_cols.T @ dy.reshape(-1, channels[1])).reshape(w.shape)
-    np.testing.assert_array_equal(conv_ops._conv2d_backprop_filter(x, dy, w.shape, s, padding), old_filter)
+    forward = conv_ops._conv2d(x, w, s, padding)
+    filter_gradient = conv_ops._conv2d_backprop_filter(x, dy, w.shape, s, padding)
+    if channels[0] == 1 and s[1] == 1:  # the transposed copy: BLAS may sum in another order
+        a, b = np.abs(old_cols).astype(np.float64), np.abs(w.reshape(-1, channels[1])).astype(np.float64)
+        assert_within_float32_rounding(forward, old_forward, (a @ b).reshape(forward.shape), old_cols.shape[1])
+        d = np.abs(dy.reshape(-1, channels[1])).astype(np.float64)
+        assert_within_float32_rounding(filter_gradient, old_filter, (a.T @ d).reshape(w.shape), old_cols.shape[0])
+    else:
+        np.testing.assert_array_equal(forward, old_forward)
+        np.testing.assert_array_equal(filter_gradient, old_filter)
+
+
+SAME_STRIDE_1_CASES = [  # (batch, hw, k, channels): even kernels pad one pixel more after than before
+    (3, (8, 8), (3, 3), (16, 32)),
+    (2, (4, 4), (3, 3), (8, 16)),
+    (2, (5, 7), (2, 2), (3, 4)),
+    (2, (6, 5), (4, 3), (2, 1)),
+    (1, (3, 9), (1, 4), (1, 3)),
+    (2, (2, 2), (5, 5), (2, 2)),  # a kernel larger than the image
+    (2, (7, 6), (1, 1), (4, 2)),
+]
+
+
+@pytest.mark.parametrize("batch, hw, k, channels", SAME_STRIDE_1_CASES)
+def test_the_turned_filter_input_gradient_matches_the_per_offset_one_and_the_loops(batch, hw, k, channels):
+    """Stride 1, SAME: the input gradient is dy's im2col times the turned filter, one product; the per-offset
+    products (what strides and VALID take) sum the same products in another order."""
+    rng = np.random.default_rng(9)
+    c_in, c_out = channels
+    w = rng.standard_normal((*k, c_in, c_out)).astype(np.float32)
+    dy = rng.standard_normal((batch, *hw, c_out)).astype(np.float32)
+    shape = (batch, *hw, c_in)
+    got = conv_ops._conv2d_backprop_input(dy, w, shape, (1, 1), "SAME")
+    out_hw, pads = conv_ops._geometry(hw, k, (1, 1), "SAME")
+    per_offset = conv_ops._col2im_product(dy, w, shape, (1, 1), out_hw, pads)
+    magnitudes = conv_input_gradient_reference(np.abs(dy), np.abs(w), shape, (1, 1), "SAME")
+    assert_within_float32_rounding(got, per_offset, magnitudes, k[0] * k[1] * c_out)
+    np.testing.assert_allclose(got, conv_input_gradient_reference(dy, w, shape, (1, 1), "SAME"), rtol=2e-5, atol=2e-5)
+
+
+@pytest.mark.parametrize("batch, hw, k, channels", SAME_STRIDE_1_CASES[2:5])
+def test_stride_1_same_convolution_gradients_agree_with_finite_differences(batch, hw, k, channels):
+    rng = np.random.default_rng(10)
+    x, w = rng.standard_normal((batch, *hw, channels[0])), rng.standard_normal((*k, *channels))
+    check_gradients(lambda a, b: mt.nn.conv2d(a, b, strides=1, padding="SAME"), [x, w], order=2)
 
 
 POOL_CASES = list(_cases(12, 1)) + [
