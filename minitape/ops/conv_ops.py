@@ -246,19 +246,22 @@ def _first_maxima(x, ksize, strides, padding):
     boolean (kh*kw, N, Ho, Wo, C) array, each window True at one offset at most (at none if its maximum is NaN)."""
     out_hw, pads = _pool_geometry(x.shape, ksize, strides, padding)
     stacked = _stack_windows(x, ksize, strides, out_hw, pads)
-    hits = stacked == stacked.max(axis=0)
-    free = ~hits[0]
+    hits = stacked == np.maximum.reduce(stacked, axis=0)  # the ufunc's own reduce: no np.max wrapper
+    free = ~hits[0]  # windows whose maximum has not been met yet
     for k in range(1, len(hits)):  # an equal value at a later offset is not the first maximum
         hits[k] &= free
-        free &= ~hits[k]
+        free ^= hits[k]  # hits[k] lies within free: this takes it out, with no temporary
     return hits, out_hw, pads
 
 
 def _at(hits: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """`values` where `hits`, else 0. A product with the mask is several times faster than np.where; it would
-    turn an infinite value into NaN where the mask is 0, so values that are not all finite take np.where."""
+    """`values` (broadcast to `hits`' shape) where `hits`, else 0. A product with the mask is several times faster
+    than np.where; it would turn an infinite value into NaN where the mask is 0, so values that are not all
+    finite take np.where. The mask is made 1s and 0s of the values' dtype first: numpy multiplies two arrays of
+    one dtype faster than it casts booleans on the way."""
     if np.isfinite(values).all():
-        return np.multiply(hits, values)
+        mask = hits.astype(values.dtype)
+        return np.multiply(mask, values, out=mask)
     return np.where(hits, values, values.dtype.type(0))
 
 
@@ -267,7 +270,8 @@ def _max_pool_grad(x, dy, ksize, strides, padding):
     n, h, w, c = x.shape
     spread = _at(hits, dy)  # (kh*kw, N, Ho, Wo, C): dy at each window's maximum
     if _tiled(ksize, strides, pads):
-        out = np.zeros(x.shape, dy.dtype)  # rows/columns no window saw keep their zeros
+        covered = (out_hw[0] * ksize[0], out_hw[1] * ksize[1]) == (h, w)
+        out = (np.empty if covered else np.zeros)(x.shape, dy.dtype)  # rows/columns no window saw stay 0
         _tiles(out, ksize, out_hw)[...] = spread.reshape(*ksize, n, *out_hw, c).transpose(2, 3, 0, 4, 1, 5)
         return out
     (pt, pb), (pl, pr) = pads[1], pads[2]
