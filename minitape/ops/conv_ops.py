@@ -20,6 +20,8 @@ so derivatives of every order work.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from minitape.engine.opdef import defop
@@ -41,6 +43,12 @@ def _out_and_pads(size: int, k: int, s: int, padding: str) -> tuple[int, int, in
 
 
 def _geometry(in_hw, k_hw, strides, padding):
+    """(Ho, Wo) and the NHWC padding; remembered, as a training loop asks the same few questions every step."""
+    return _remembered_geometry(tuple(in_hw), tuple(k_hw), tuple(strides), padding)
+
+
+@functools.lru_cache(maxsize=256)
+def _remembered_geometry(in_hw, k_hw, strides, padding):
     (oh, pt, pb), (ow, pl, pr) = (_out_and_pads(n, k, s, padding) for n, k, s in zip(in_hw, k_hw, strides))
     return (oh, ow), ((0, 0), (pt, pb), (pl, pr), (0, 0))
 
