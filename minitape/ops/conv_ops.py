@@ -92,10 +92,10 @@ def _im2col(x: np.ndarray, k_hw, strides, out_hw, pads) -> np.ndarray:
     longer run, so the matrix is copied as its transpose (C order) and returned as a transposed view: the same
     numbers, which BLAS reads in either order."""
     windows = _window_view(_pad(x, pads), k_hw, strides, out_hw)
-    rows = x.shape[0] * out_hw[0] * out_hw[1]
+    rows, columns = x.shape[0] * out_hw[0] * out_hw[1], k_hw[0] * k_hw[1] * x.shape[3]
     if x.shape[3] == 1 and strides[1] == 1:
-        return np.ascontiguousarray(windows.transpose(3, 4, 5, 0, 1, 2)).reshape(-1, rows).T
-    return np.ascontiguousarray(windows).reshape(rows, -1)
+        return np.ascontiguousarray(windows.transpose(3, 4, 5, 0, 1, 2)).reshape(columns, rows).T
+    return np.ascontiguousarray(windows).reshape(rows, columns)
 
 
 def _col2im_product(dy: np.ndarray, w: np.ndarray, in_shape, strides, out_hw, pads) -> np.ndarray:

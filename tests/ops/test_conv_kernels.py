@@ -303,3 +303,17 @@ def test_an_infinite_gradient_reaches_only_the_maximum_not_nan_elsewhere():
     dy = np.array([[[[np.inf]]]], np.float32)
     dx = conv_ops.max_pool_grad_op(x, dy, ksize=(2, 2), strides=(2, 2), padding="VALID").numpy()
     np.testing.assert_array_equal(dx[0, :, :, 0], [[0.0, np.inf], [0.0, 0.0]])
+
+
+@pytest.mark.parametrize("channels", [1, 3])
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+def test_an_empty_batch_convolves_to_an_empty_batch_and_its_filter_gradient_is_zero(channels, padding):
+    x = mt.constant(np.zeros((0, 5, 5, channels), np.float32))
+    w = mt.Variable(np.ones((3, 3, channels, 2), np.float32))
+    with mt.GradientTape() as tape:
+        tape.watch(x)
+        y = mt.nn.conv2d(x, w, strides=1, padding=padding)
+    dx, dw = tape.gradient(y, [x, w])
+    assert y.shape.as_list() == [0, 5 if padding == "SAME" else 3, 5 if padding == "SAME" else 3, 2]
+    assert dx.shape.as_list() == [0, 5, 5, channels]
+    np.testing.assert_array_equal(dw.numpy(), np.zeros((3, 3, channels, 2), np.float32))
