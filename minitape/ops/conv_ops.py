@@ -6,9 +6,9 @@ made from strides), so the filter and the forward pass each cost a copy and a ma
 product. The input gradient of a stride-1 SAME convolution is such a convolution too (of dy
 with the filter turned round), one copy and one product; with strides or VALID padding it is
 one matrix product per kernel offset (kh * kw, e.g. 9), each added where that offset's
-pixels came from. Max pooling walks the same offsets with np.maximum; its gradient stacks
-each offset's pixels (one reshape when the windows tile the image) and sends each window's
-gradient to its first maximum.
+pixels came from. Max pooling takes np.maximum over the same offsets (over the rows, then
+the columns, of windows that tile the image); its gradient stacks each offset's pixels (one
+transposing copy for tiles) and sends each window's gradient to its first maximum.
 
 The gradient ops are primitives too, and their gradients are again these ops:
     Conv2D(x, w)                  -> dx = Conv2DBackpropInput(dy, w), dw = Conv2DBackpropFilter(x, dy)
@@ -220,12 +220,27 @@ def _pool_geometry(shape, ksize, strides, padding, what="MaxPool"):
 
 def _max_pool(x, ksize, strides, padding):
     out_hw, pads = _pool_geometry(x.shape, ksize, strides, padding)
+    if _tiled(ksize, strides, pads):
+        return _tile_maxima(x, ksize, out_hw)
     xp = _pad(x, pads, -np.inf)
-    views = (xp[where] for where in _offsets(ksize, strides, out_hw))
-    out = next(views).copy()
-    for view in views:
-        np.maximum(out, view, out=out)
+    return _maximum_of([xp[where] for where in _offsets(ksize, strides, out_hw)])
+
+
+def _maximum_of(arrays: list) -> np.ndarray:
+    """Their elementwise maximum, a new array (NaN wherever one of them has NaN)."""
+    out = np.maximum(arrays[0], arrays[1]) if len(arrays) > 1 else arrays[0].copy()
+    for array in arrays[2:]:
+        np.maximum(out, array, out=out)
     return out
+
+
+def _tile_maxima(x: np.ndarray, ksize, out_hw) -> np.ndarray:
+    """The maximum of each tile: over its rows first, each row of tiles a run of Wo * kw * C numbers side by side
+    in memory, then over its columns; faster than a view per kernel offset, whose runs are C numbers long."""
+    (oh, ow), (kh, kw) = out_hw, ksize
+    rows = x[:, : oh * kh, : ow * kw].reshape(x.shape[0], oh, kh, ow * kw * x.shape[3])
+    highest = _maximum_of([rows[:, :, i] for i in range(kh)]).reshape(x.shape[0], oh, ow, kw, x.shape[3])
+    return _maximum_of([highest[:, :, :, j] for j in range(kw)])
 
 
 def _tiled(ksize, strides, pads) -> bool:

@@ -10,7 +10,8 @@ filter, or a long sum over pixels blocked differently), so those agree within fl
 The input gradient is one product per kernel offset (strides, VALID), or for stride 1 with SAME padding one
 product of dy's im2col with the turned filter: the sums are the same in another order, within float32 rounding
 (`test_the_turned_filter_input_gradient_...`).
-Max pooling's forward pass is unchanged; its gradients are exact (each window's gradient is moved, not summed).
+Max pooling's maxima are exact, whichever order np.maximum meets a window's pixels in (tiles: rows first); its
+gradients are exact too (each window's gradient is moved, not summed).
 """
 
 from __future__ import annotations
@@ -317,3 +318,20 @@ def test_an_empty_batch_convolves_to_an_empty_batch_and_its_filter_gradient_is_z
     assert y.shape.as_list() == [0, 5 if padding == "SAME" else 3, 5 if padding == "SAME" else 3, 2]
     assert dx.shape.as_list() == [0, 5, 5, channels]
     np.testing.assert_array_equal(dw.numpy(), np.zeros((3, 3, channels, 2), np.float32))
+
+
+@pytest.mark.parametrize(
+    "hw, k", [((8, 8), (2, 2)), ((9, 7), (3, 3)), ((7, 9), (2, 3)), ((5, 6), (1, 2)), ((4, 4), (1, 1))]
+)
+def test_max_pool_over_tiles_takes_rows_then_columns_and_keeps_nan_and_minus_infinity(hw, k):
+    """Windows that tile the image (stride == pool size, VALID), rows and columns past the last tile left out:
+    the maxima of the loops, NaN wherever a window holds one, -inf where a window holds nothing else."""
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((3, *hw, 5)).astype(np.float32)
+    x[0, 0, 0, 0] = np.nan
+    x[1, : k[0], : k[1], 1] = -np.inf
+    got = mt.nn.max_pool2d(mt.constant(x), ksize=k, strides=k, padding="VALID").numpy()
+    want, _ = pool_reference(x, k, k, "VALID")
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, want)  # NaN where want has NaN
+    assert np.isnan(got[0, 0, 0, 0]) and got[1, 0, 0, 1] == -np.inf
