@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from minitape.engine.tensor import Tensor
 from minitape.engine.variables import Variable
 from minitape.function.trace import runs_each_call
 from minitape.keras import backend, constraints, schedules, unsupported
@@ -47,6 +48,7 @@ _NO_GRADIENTS_HELP = (
 )
 
 
+_ONE_STEP = Tensor(np.ones((), np.int64))  # what each update adds to `iterations`
 _EMA_SETTINGS = frozenset({"use_ema", "ema_momentum", "ema_overwrite_frequency"})  # accepted while use_ema is off
 _KERAS2_NAMES = {"lr": "learning_rate"}  # Keras 2's spelling -> Keras 3's
 
@@ -78,7 +80,8 @@ def _check_learning_rate(value: Any) -> None:
 
 
 class Optimizer:
-    """Base class: subclasses define `_update(value, grad, slots, step, lr, out)` and the slot names they need.
+    """Base class: subclasses define `_step_numbers(step, lr)`, `_update(value, grad, slots, numbers, out)` and the
+    slot names they need.
 
     `iterations` is an int64 Variable counting the updates made; `learning_rate` may be a number, a
     `schedules.LearningRateSchedule` (called with `iterations` before each update) or a callable of no
@@ -116,9 +119,11 @@ class Optimizer:
         self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
         self.weight_decay = weight_decay
         self.iterations = Variable(np.int64(0), trainable=False, name="iteration", dtype="int64")
-        self._slots: dict = {}  # variable ref -> {slot name: numpy array}
+        self._slots: dict = {}  # variable id -> {slot name: numpy array}
         self._buffers: dict = {}  # (dtype, 0 or 1) -> the scratch arrays of `_scratch`
-        self._built_for: set | None = None  # the refs of the variables of the first update (Keras 3's build)
+        self._views: dict = {}  # (shape, dtype, 0 or 1) -> a view of a scratch array: see `_scratch`
+        self._numbers: tuple = ()  # (dtype, step, lr, the numbers of `_step_numbers` as scalars of dtype)
+        self._built_for: dict | None = None  # the variables of the first update, by id (Keras 3's build)
 
     @property
     def learning_rate(self) -> Any:
@@ -177,20 +182,21 @@ class Optimizer:
         for g, v in pairs:
             if g is None:
                 continue
-            grad = backend.to_numpy(g)
-            shape = tuple(v.shape) if v.shape.is_fully_defined() else np.shape(v.numpy())
-            if grad.shape != shape:
+            grad = g._value if type(g) is Tensor else backend.to_numpy(g)
+            # the value's shape is the declared one when that is fully defined; no name here keeps the value,
+            # so that the update can write into it (update_in_place counts its references)
+            if grad.shape != np.shape(v._value):
                 raise ValueError(
                     f"{type(self).__name__}: the gradient for {v.name} has shape {grad.shape}, but the variable "
-                    f"has shape {shape}"
+                    f"has shape {np.shape(v._value)}"
                 )
             variables.append(v)
-            grads.append(grad.astype(v.dtype.as_numpy_dtype, copy=False))
+            grads.append(grad.astype(v._value.dtype, copy=False))
         self._before_step(step)
         for v, grad in zip(variables, self._clip(grads)):
-            v.update_in_place(functools.partial(self._step, v.ref(), grad, step, lr))
+            v.update_in_place(functools.partial(self._step, v, grad, step, lr))
             constraints.apply(v)
-        self.iterations.assign(np.int64(step))
+        self.iterations.assign_add(_ONE_STEP)  # as Keras 3 counts: iterations.assign_add(1)
         return self.iterations
 
     @property
@@ -199,14 +205,15 @@ class Optimizer:
 
     def build(self, variables: Any) -> None:
         """Bind the optimizer to `variables`, as its first update does: it refuses any other variable afterwards."""
-        self._built_for = {v.ref() for v in variables}
+        self._built_for = {v._id: v for v in variables}
 
     def _check_known(self, variables: list) -> None:
-        if self._built_for is None:
+        known = self._built_for
+        if known is None:
             self.build(variables)
             return
         for v in variables:
-            if v.ref() not in self._built_for:
+            if v._id not in known:
                 raise ValueError(
                     f"Unknown variable: {v!r}. This optimizer can only be called for the variables it was "
                     "originally built with. When working with a new set of variables, you should recreate a new "
@@ -232,24 +239,47 @@ class Optimizer:
     def _new_slots(self, value: np.ndarray) -> dict[str, np.ndarray]:
         return {n: np.zeros_like(value) for n in self._slot_names}
 
-    def _step(self, ref: Any, grad: np.ndarray, step: int, lr: float, value: np.ndarray, out: np.ndarray) -> None:
+    def _step(self, variable: Variable, grad: np.ndarray, step: int, lr: float, value: np.ndarray,
+              out: np.ndarray) -> None:  # fmt: skip
         """One variable's update, written into `out` (which may be `value` itself)."""
-        slots = self._slots.get(ref)
+        slots = self._slots.get(variable._id)
         if slots is None:
-            slots = self._slots[ref] = self._new_slots(value)
+            slots = self._slots[variable._id] = self._new_slots(value)
         if self.weight_decay:  # decoupled from the gradient, as Keras 3 applies it, before the update
             decay = np.multiply(value, np.asarray(self.weight_decay * lr, value.dtype), out=self._scratch(value, 0))
             value = np.subtract(value, decay, out=out)
-        self._update(value, grad, slots, step, lr, out)
+        self._update(value, grad, slots, self._numbers_for(value.dtype, step, lr), out)
+
+    def _numbers_for(self, dtype: np.dtype, step: int, lr: float) -> tuple:
+        """This step's numbers (`_step_numbers`) as scalars of the variables' dtype, made once per step and dtype.
+
+        numpy casts a Python float to the array's dtype before an operation (NEP 50), so the results are those of
+        the Python floats, bit for bit; but an in-place operation takes a scalar of the array's dtype about twice
+        as fast, which counts for the small arrays of biases. Made again whenever the step or the learning rate
+        changes, so nothing a user sets between steps is missed."""
+        cached = self._numbers
+        if cached and cached[1] == step and cached[2] == lr and (cached[0] is dtype or cached[0] == dtype):
+            return cached[3]
+        numbers = tuple(dtype.type(x) for x in self._step_numbers(step, lr))
+        self._numbers = (dtype, step, lr, numbers)
+        return numbers
+
+    def _step_numbers(self, step: int, lr: float) -> tuple[float, ...]:
+        """The Python floats `_update` needs at this step (its hyperparameters, read at every step)."""
+        raise NotImplementedError
 
     def _scratch(self, like: np.ndarray, which: int) -> np.ndarray:
         """Scratch array `which` (0 or 1) of `like`'s shape and dtype: a view of a buffer the optimizer keeps for
-        its largest variable, so a step allocates nothing for its intermediates."""
-        key = (like.dtype, which)
-        buffer = self._buffers.get(key)
-        if buffer is None or buffer.size < like.size:
-            buffer = self._buffers[key] = np.empty(like.size, like.dtype)
-        return buffer[: like.size].reshape(like.shape)
+        its largest variable, so a step allocates nothing for its intermediates (the views are kept too)."""
+        key = (like.shape, like.dtype, which)
+        view = self._views.get(key)
+        if view is None:
+            buffer = self._buffers.get((like.dtype, which))
+            if buffer is None or buffer.size < like.size:
+                buffer = self._buffers[(like.dtype, which)] = np.empty(like.size, like.dtype)
+                self._views = {}  # views of the smaller buffer it replaces
+            view = self._views[key] = buffer[: like.size].reshape(like.shape)
+        return view
 
     def _before_step(self, step: int) -> None:
         """State shared by all variables, updated once per step (Nadam's momentum schedule)."""
@@ -279,8 +309,9 @@ class Optimizer:
             value = loss
         return self.apply_gradients(zip(tape.gradient(value, var_list), var_list))
 
-    def _update(self, value: np.ndarray, grad: np.ndarray, slots: dict, step: int, lr: float, out: np.ndarray) -> None:
-        """Write the updated value into `out` (which may be `value` itself), updating the slots in place."""
+    def _update(self, value: np.ndarray, grad: np.ndarray, slots: dict, numbers: tuple, out: np.ndarray) -> None:
+        """Write the updated value into `out` (which may be `value` itself), updating the slots in place; `numbers`
+        are those of `_step_numbers`, as scalars of the value's dtype."""
         raise NotImplementedError
 
     @property
@@ -312,16 +343,20 @@ class SGD(Optimizer):
         self.momentum, self.nesterov = momentum, nesterov
         self._slot_names = ("momentum",) if momentum else ()
 
-    def _update(self, value, grad, slots, step, lr, out):
+    def _step_numbers(self, step, lr):
+        return lr, self.momentum
+
+    def _update(self, value, grad, slots, numbers, out):
+        lr, momentum = numbers
         scaled = np.multiply(grad, lr, out=self._scratch(value, 0))  # lr * g
         if not self.momentum:
             np.subtract(value, scaled, out=out)
             return
         velocity = slots["momentum"]
-        velocity *= self.momentum
+        velocity *= momentum
         velocity -= scaled
         if self.nesterov:
-            ahead = np.multiply(velocity, self.momentum, out=self._scratch(value, 1))
+            ahead = np.multiply(velocity, momentum, out=self._scratch(value, 1))
             ahead -= scaled
             np.add(value, ahead, out=out)
         else:
@@ -350,22 +385,26 @@ class Adam(Optimizer):
         self.beta_1, self.beta_2, self.epsilon, self.amsgrad = beta_1, beta_2, epsilon, amsgrad
         self._slot_names = ("m", "v", "v_hat") if amsgrad else ("m", "v")
 
-    def _update(self, value, grad, slots, step, lr, out):
+    def _step_numbers(self, step, lr):
         b1, b2 = self.beta_1, self.beta_2
+        # the bias correction folded into the step, computed in Python floats (math.sqrt, not np.sqrt, whose
+        # float64 scalar would turn the float32 product into float64), then a scalar of the variable's dtype
+        step_size = lr * math.sqrt(1 - b2**step) / (1 - b1**step)
+        return b1, 1 - b1, b2, 1 - b2, step_size, self.epsilon
+
+    def _update(self, value, grad, slots, numbers, out):
+        b1, one_minus_b1, b2, one_minus_b2, step_size, epsilon = numbers
         m, v = slots["m"], slots["v"]
         work, other = self._scratch(value, 0), self._scratch(value, 1)
         m *= b1
-        m += np.multiply(grad, 1 - b1, out=work)
+        m += np.multiply(grad, one_minus_b1, out=work)
         v *= b2
         np.square(grad, out=work)
-        v += np.multiply(work, 1 - b2, out=work)
+        v += np.multiply(work, one_minus_b2, out=work)
         if self.amsgrad:  # AMSGrad (Reddi et al. 2018): divide by the largest v so far, so steps never grow
             v = np.maximum(slots["v_hat"], v, out=slots["v_hat"])
-        # the bias correction folded into the step, a Python float: numpy's float64 scalar (np.sqrt of a float)
-        # would turn the float32 product below into float64
-        step_size = lr * math.sqrt(1 - b2**step) / (1 - b1**step)
         denominator = np.sqrt(v, out=work)
-        denominator += self.epsilon
+        denominator += epsilon
         np.multiply(m, step_size, out=other)
         np.subtract(value, np.divide(other, denominator, out=other), out=out)
 
@@ -413,23 +452,27 @@ class RMSprop(Optimizer):
         if centered:
             self._slot_names = ("rms", "momentum", "average_gradient")
 
-    def _update(self, value, grad, slots, step, lr, out):
-        rho, rms = self.rho, slots["rms"]
+    def _step_numbers(self, step, lr):
+        return self.rho, 1 - self.rho, self.epsilon, lr, self.momentum
+
+    def _update(self, value, grad, slots, numbers, out):
+        rho, one_minus_rho, epsilon, lr, momentum = numbers
+        rms = slots["rms"]
         work, other = self._scratch(value, 0), self._scratch(value, 1)
         rms *= rho
-        np.multiply(grad, 1 - rho, out=work)
+        np.multiply(grad, one_minus_rho, out=work)
         rms += np.multiply(work, grad, out=work)
-        denominator = np.add(rms, self.epsilon, out=work)  # Keras 3 (and tf.keras >= 2.11): eps inside the sqrt
+        denominator = np.add(rms, epsilon, out=work)  # Keras 3 (and tf.keras >= 2.11): eps inside the sqrt
         if self.centered:  # divide by an estimate of the variance of g, not of its second moment
             average = slots["average_gradient"]
             average *= rho
-            average += np.multiply(grad, 1 - rho, out=other)
+            average += np.multiply(grad, one_minus_rho, out=other)
             denominator -= np.square(average, out=other)
         np.sqrt(denominator, out=denominator)
         step_ = np.divide(np.multiply(grad, lr, out=other), denominator, out=other)
         if self.momentum:
             step_ = slots["momentum"]
-            step_ *= self.momentum
+            step_ *= momentum
             step_ += other
         np.subtract(value, step_, out=out)
 
@@ -458,19 +501,24 @@ class Nadam(Optimizer):
     def _before_step(self, step: int) -> None:
         self.u_product *= self._u(step)
 
-    def _update(self, value, grad, slots, step, lr, out):
-        u_t, u_next = self._u(step), self._u(step + 1)
+    def _step_numbers(self, step, lr):
+        u_t, u_next, product = self._u(step), self._u(step + 1), self.u_product
+        return (1 - self.beta_1, 1 - self.beta_2, u_next, 1 - product * u_next, 1 - u_t, 1 - product,
+                1 - self.beta_2**step, self.epsilon, lr)  # fmt: skip
+
+    def _update(self, value, grad, slots, numbers, out):
+        one_minus_b1, one_minus_b2, u_next, m_scale, one_minus_u_t, g_scale, v_scale, epsilon, lr = numbers
         m, v = slots["m"], slots["v"]
         work, other = self._scratch(value, 0), self._scratch(value, 1)
-        _move_toward(m, grad, 1 - self.beta_1, work)
-        _move_toward(v, np.square(grad, out=other), 1 - self.beta_2, work)
+        _move_toward(m, grad, one_minus_b1, work)
+        _move_toward(v, np.square(grad, out=other), one_minus_b2, work)
         m_hat = np.multiply(m, u_next, out=work)
-        m_hat /= 1 - self.u_product * u_next
-        np.multiply(grad, 1 - u_t, out=other)
-        m_hat += np.divide(other, 1 - self.u_product, out=other)
-        denominator = np.divide(v, 1 - self.beta_2**step, out=other)  # v_hat
+        m_hat /= m_scale
+        np.multiply(grad, one_minus_u_t, out=other)
+        m_hat += np.divide(other, g_scale, out=other)
+        denominator = np.divide(v, v_scale, out=other)  # v_hat
         np.sqrt(denominator, out=denominator)
-        denominator += self.epsilon
+        denominator += epsilon
         m_hat *= lr
         np.subtract(value, np.divide(m_hat, denominator, out=work), out=out)
 
@@ -494,11 +542,15 @@ class Adagrad(Optimizer):
     def _new_slots(self, value: np.ndarray) -> dict[str, np.ndarray]:
         return {"accumulator": np.full_like(value, self.initial_accumulator_value)}
 
-    def _update(self, value, grad, slots, step, lr, out):
+    def _step_numbers(self, step, lr):
+        return self.epsilon, lr
+
+    def _update(self, value, grad, slots, numbers, out):
+        epsilon, lr = numbers
         work, other = self._scratch(value, 0), self._scratch(value, 1)
         accumulator = slots["accumulator"]
         accumulator += np.square(grad, out=work)
-        denominator = np.sqrt(np.add(accumulator, self.epsilon, out=work), out=work)
+        denominator = np.sqrt(np.add(accumulator, epsilon, out=work), out=work)
         np.subtract(value, np.divide(np.multiply(grad, lr, out=other), denominator, out=other), out=out)
 
 
@@ -519,14 +571,18 @@ class Adamax(Optimizer):
         super().__init__(learning_rate, name, **kw)
         self.beta_1, self.beta_2, self.epsilon = beta_1, beta_2, epsilon
 
-    def _update(self, value, grad, slots, step, lr, out):
+    def _step_numbers(self, step, lr):
+        return 1 - self.beta_1, self.beta_2, self.epsilon, 1 - self.beta_1**step, lr
+
+    def _update(self, value, grad, slots, numbers, out):
+        one_minus_b1, b2, epsilon, correction, lr = numbers
         m, u = slots["m"], slots["u"]
         work, other = self._scratch(value, 0), self._scratch(value, 1)
-        _move_toward(m, grad, 1 - self.beta_1, work)
-        u *= self.beta_2
+        _move_toward(m, grad, one_minus_b1, work)
+        u *= b2
         np.maximum(u, np.abs(grad, out=work), out=u)
-        denominator = np.add(u, self.epsilon, out=work)
-        denominator *= 1 - self.beta_1**step
+        denominator = np.add(u, epsilon, out=work)
+        denominator *= correction
         np.subtract(value, np.divide(np.multiply(m, lr, out=other), denominator, out=other), out=out)
 
 
@@ -541,17 +597,20 @@ class Adadelta(Optimizer):
         super().__init__(learning_rate, name, **kw)
         self.rho, self.epsilon = rho, epsilon
 
-    def _update(self, value, grad, slots, step, lr, out):
-        rho, eps = self.rho, self.epsilon
+    def _step_numbers(self, step, lr):
+        return self.rho, 1 - self.rho, self.epsilon, lr
+
+    def _update(self, value, grad, slots, numbers, out):
+        rho, one_minus_rho, eps, lr = numbers
         accumulated, delta_var = slots["accumulated_grad"], slots["accumulated_delta_var"]
         delta, other = self._scratch(value, 0), self._scratch(value, 1)
         accumulated *= rho
-        accumulated += np.multiply(np.square(grad, out=other), 1 - rho, out=other)
+        accumulated += np.multiply(np.square(grad, out=other), one_minus_rho, out=other)
         np.negative(np.sqrt(np.add(delta_var, eps, out=delta), out=delta), out=delta)
         delta *= grad
         delta /= np.sqrt(np.add(accumulated, eps, out=other), out=other)
         delta_var *= rho
-        delta_var += np.multiply(np.square(delta, out=other), 1 - rho, out=other)
+        delta_var += np.multiply(np.square(delta, out=other), one_minus_rho, out=other)
         np.add(value, np.multiply(delta, lr, out=delta), out=out)
 
 
