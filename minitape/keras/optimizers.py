@@ -4,11 +4,12 @@
 
 Updates are plain numpy arithmetic on the variables' values: they are not part of
 any gradient, so recording them on a tape would only cost time. Each rule runs in place
-with numpy's `out=`: the slots and two scratch arrays per optimizer (sized for its largest
-variable) hold every intermediate, in the order of operations of the textbook formula, so
-the numbers are those of the formula written with temporaries. A variable's array is
-overwritten only when nothing else holds it (`Variable.update_in_place`); otherwise the
-new value goes into one fresh array, as TensorFlow's reads keep their value.
+with numpy's `out=`: the slots and a few scratch arrays per optimizer (sized for its largest
+update) hold every intermediate, in the order of operations of the textbook formula, so
+the numbers are those of the formula written with temporaries. Variables updated together
+keep their slots end to end and the rule runs once over all of them (`_group_of`). A
+variable's array is overwritten only when nothing else holds it (`Variable.update_in_place`);
+otherwise the new value goes into one fresh array, as TensorFlow's reads keep their value.
 """
 
 from __future__ import annotations
@@ -121,7 +122,8 @@ class Optimizer:
         self.iterations = Variable(np.int64(0), trainable=False, name="iteration", dtype="int64")
         self._slots: dict = {}  # variable id -> {slot name: numpy array}
         self._buffers: dict = {}  # (dtype, 0 or 1) -> the scratch arrays of `_scratch`
-        self._views: dict = {}  # (shape, dtype, 0 or 1) -> a view of a scratch array: see `_scratch`
+        self._views: dict = {}  # (shape, dtype, 0 to 2) -> a view of a scratch array: see `_scratch`
+        self._groups: dict = {}  # variable ids -> the _Group of their slots, see `_group_of`
         self._numbers: tuple = ()  # (dtype, step, lr, the numbers of `_step_numbers` as scalars of dtype)
         self._built_for: dict | None = None  # the variables of the first update, by id (Keras 3's build)
 
@@ -178,6 +180,21 @@ class Optimizer:
             )
         lr = self.current_learning_rate()
         step = int(self.iterations) + 1  # Keras' local_step: 1 on the first update
+        variables, grads = self._arrays(pairs)
+        self._before_step(step)
+        grads = self._clip(grads)
+        group = self._group_of(variables)
+        if group is None:
+            for v, grad in zip(variables, grads):
+                v.update_in_place(functools.partial(self._step, v, grad, step, lr))
+                constraints.apply(v)
+        else:
+            self._group_step(group, variables, grads, step, lr)
+        self.iterations.assign_add(_ONE_STEP)  # as Keras 3 counts: iterations.assign_add(1)
+        return self.iterations
+
+    def _arrays(self, pairs: list) -> tuple[list[Variable], list[np.ndarray]]:
+        """The variables that have a gradient, and their gradients as arrays of the variables' dtypes."""
         variables, grads = [], []
         for g, v in pairs:
             if g is None:
@@ -192,12 +209,7 @@ class Optimizer:
                 )
             variables.append(v)
             grads.append(grad.astype(v._value.dtype, copy=False))
-        self._before_step(step)
-        for v, grad in zip(variables, self._clip(grads)):
-            v.update_in_place(functools.partial(self._step, v, grad, step, lr))
-            constraints.apply(v)
-        self.iterations.assign_add(_ONE_STEP)  # as Keras 3 counts: iterations.assign_add(1)
-        return self.iterations
+        return variables, grads
 
     @property
     def built(self) -> bool:
@@ -245,10 +257,45 @@ class Optimizer:
         slots = self._slots.get(variable._id)
         if slots is None:
             slots = self._slots[variable._id] = self._new_slots(value)
+        combine, delta = self._update(grad, slots, self._numbers_for(value.dtype, step, lr))
+        self._finish(combine, delta, lr, value, out)
+
+    def _finish(self, combine: Any, delta: np.ndarray, lr: float, value: np.ndarray, out: np.ndarray) -> None:
+        """out = value - delta (or + delta, as `combine` says), after the weight decay if there is one."""
         if self.weight_decay:  # decoupled from the gradient, as Keras 3 applies it, before the update
-            decay = np.multiply(value, np.asarray(self.weight_decay * lr, value.dtype), out=self._scratch(value, 0))
+            decay = np.multiply(value, np.asarray(self.weight_decay * lr, value.dtype), out=self._scratch(value, 2))
             value = np.subtract(value, decay, out=out)
-        self._update(value, grad, slots, self._numbers_for(value.dtype, step, lr), out)
+        combine(value, delta, out=out)
+
+    # ---- one update for many variables -------------------------------------------------------------------------
+    # numpy spends about half a microsecond on each call whatever the array's size, and a rule makes a dozen calls
+    # per variable: for a model's small arrays (biases, small kernels) that is most of the update. So the slots of
+    # the variables of a first update are made in one array per slot name (each variable's slots are views of
+    # it), and while later updates come for the same variables, the rule runs once on all of them, their
+    # gradients put end to end; only the last operation (value - delta) is made per variable. Element by element
+    # the operations are the same, so the numbers are those of one variable at a time, bit for bit.
+    def _group_of(self, variables: list[Variable]) -> _Group | None:
+        """The group these variables' slots were made in, if they were made together; else None."""
+        key = tuple(v._id for v in variables)
+        group = self._groups.get(key)
+        if group is not None:
+            return group if group.fits(variables) else None
+        if len(variables) < 2 or len(set(key)) < len(key) or any(k in self._slots for k in key):
+            return None
+        dtype = variables[0]._value.dtype
+        if any(v._value.dtype != dtype for v in variables):
+            return None
+        group = self._groups[key] = _Group(variables, [self._new_slots(np.asarray(v._value)) for v in variables])
+        for v, slots in zip(variables, group.views):
+            self._slots[v._id] = slots
+        return group
+
+    def _group_step(self, group: _Group, variables: list, grads: list, step: int, lr: float) -> None:
+        grad = np.concatenate([g.ravel() for g in grads], out=group.grad)
+        combine, delta = self._update(grad, group.slots, self._numbers_for(grad.dtype, step, lr))
+        for v, (start, end, shape) in zip(variables, group.parts):
+            v.update_in_place(functools.partial(self._finish, combine, delta[start:end].reshape(shape), lr))
+            constraints.apply(v)
 
     def _numbers_for(self, dtype: np.dtype, step: int, lr: float) -> tuple:
         """This step's numbers (`_step_numbers`) as scalars of the variables' dtype, made once per step and dtype.
@@ -269,8 +316,9 @@ class Optimizer:
         raise NotImplementedError
 
     def _scratch(self, like: np.ndarray, which: int) -> np.ndarray:
-        """Scratch array `which` (0 or 1) of `like`'s shape and dtype: a view of a buffer the optimizer keeps for
-        its largest variable, so a step allocates nothing for its intermediates (the views are kept too)."""
+        """Scratch array `which` (0 or 1 in `_update`, 2 for the weight decay) of `like`'s shape and dtype: a view
+        of a buffer the optimizer keeps for its largest update, so a step allocates nothing for its intermediates
+        (the views are kept too)."""
         key = (like.shape, like.dtype, which)
         view = self._views.get(key)
         if view is None:
@@ -309,9 +357,10 @@ class Optimizer:
             value = loss
         return self.apply_gradients(zip(tape.gradient(value, var_list), var_list))
 
-    def _update(self, value: np.ndarray, grad: np.ndarray, slots: dict, numbers: tuple, out: np.ndarray) -> None:
-        """Write the updated value into `out` (which may be `value` itself), updating the slots in place; `numbers`
-        are those of `_step_numbers`, as scalars of the value's dtype."""
+    def _update(self, grad: np.ndarray, slots: dict, numbers: tuple) -> tuple[Any, np.ndarray]:
+        """Update the slots in place and give (np.subtract or np.add, delta): the new value is combine(value, delta).
+        `numbers` are those of `_step_numbers`, as scalars of the gradient's dtype. The value is not an argument:
+        the rule may run on several variables' gradients end to end (`_group_step`)."""
         raise NotImplementedError
 
     @property
@@ -331,6 +380,25 @@ class Optimizer:
         return f"{type(self).__name__}({args})"
 
 
+class _Group:
+    """Variables whose slots live end to end in one array per slot name, and a buffer for their gradients."""
+
+    def __init__(self, variables: list[Variable], slots: list[dict]) -> None:
+        self.parts, start = [], 0  # (start, end, shape) of each variable in the arrays
+        for v in variables:
+            shape = np.shape(v._value)
+            self.parts.append((start, start + int(np.prod(shape, dtype=np.int64)), shape))
+            start = self.parts[-1][1]
+        self.slots = {name: np.concatenate([s[name].ravel() for s in slots]) for name in slots[0]}
+        self.views = [{name: a[p[0] : p[1]].reshape(p[2]) for name, a in self.slots.items()} for p in self.parts]
+        self.grad = np.empty(start, np.asarray(variables[0]._value).dtype)
+
+    def fits(self, variables: list[Variable]) -> bool:
+        """Whether the variables still have the shapes and dtype the group was made for."""
+        dtype = self.grad.dtype
+        return all(v._value.shape == p[2] and v._value.dtype == dtype for v, p in zip(variables, self.parts))
+
+
 class SGD(Optimizer):
     """w -= lr * g; with momentum: v = momentum * v - lr * g, w += v (Nesterov: w += momentum * v - lr * g)."""
 
@@ -346,21 +414,19 @@ class SGD(Optimizer):
     def _step_numbers(self, step, lr):
         return lr, self.momentum
 
-    def _update(self, value, grad, slots, numbers, out):
+    def _update(self, grad, slots, numbers):
         lr, momentum = numbers
-        scaled = np.multiply(grad, lr, out=self._scratch(value, 0))  # lr * g
+        scaled = np.multiply(grad, lr, out=self._scratch(grad, 0))  # lr * g
         if not self.momentum:
-            np.subtract(value, scaled, out=out)
-            return
+            return np.subtract, scaled
         velocity = slots["momentum"]
         velocity *= momentum
         velocity -= scaled
         if self.nesterov:
-            ahead = np.multiply(velocity, momentum, out=self._scratch(value, 1))
+            ahead = np.multiply(velocity, momentum, out=self._scratch(grad, 1))
             ahead -= scaled
-            np.add(value, ahead, out=out)
-        else:
-            np.add(value, velocity, out=out)
+            return np.add, ahead
+        return np.add, velocity
 
 
 class Adam(Optimizer):
@@ -392,10 +458,10 @@ class Adam(Optimizer):
         step_size = lr * math.sqrt(1 - b2**step) / (1 - b1**step)
         return b1, 1 - b1, b2, 1 - b2, step_size, self.epsilon
 
-    def _update(self, value, grad, slots, numbers, out):
+    def _update(self, grad, slots, numbers):
         b1, one_minus_b1, b2, one_minus_b2, step_size, epsilon = numbers
         m, v = slots["m"], slots["v"]
-        work, other = self._scratch(value, 0), self._scratch(value, 1)
+        work, other = self._scratch(grad, 0), self._scratch(grad, 1)
         m *= b1
         m += np.multiply(grad, one_minus_b1, out=work)
         v *= b2
@@ -406,7 +472,7 @@ class Adam(Optimizer):
         denominator = np.sqrt(v, out=work)
         denominator += epsilon
         np.multiply(m, step_size, out=other)
-        np.subtract(value, np.divide(other, denominator, out=other), out=out)
+        return np.subtract, np.divide(other, denominator, out=other)
 
 
 class AdamW(Adam):
@@ -455,10 +521,10 @@ class RMSprop(Optimizer):
     def _step_numbers(self, step, lr):
         return self.rho, 1 - self.rho, self.epsilon, lr, self.momentum
 
-    def _update(self, value, grad, slots, numbers, out):
+    def _update(self, grad, slots, numbers):
         rho, one_minus_rho, epsilon, lr, momentum = numbers
         rms = slots["rms"]
-        work, other = self._scratch(value, 0), self._scratch(value, 1)
+        work, other = self._scratch(grad, 0), self._scratch(grad, 1)
         rms *= rho
         np.multiply(grad, one_minus_rho, out=work)
         rms += np.multiply(work, grad, out=work)
@@ -474,7 +540,7 @@ class RMSprop(Optimizer):
             step_ = slots["momentum"]
             step_ *= momentum
             step_ += other
-        np.subtract(value, step_, out=out)
+        return np.subtract, step_
 
 
 class Nadam(Optimizer):
@@ -506,10 +572,10 @@ class Nadam(Optimizer):
         return (1 - self.beta_1, 1 - self.beta_2, u_next, 1 - product * u_next, 1 - u_t, 1 - product,
                 1 - self.beta_2**step, self.epsilon, lr)  # fmt: skip
 
-    def _update(self, value, grad, slots, numbers, out):
+    def _update(self, grad, slots, numbers):
         one_minus_b1, one_minus_b2, u_next, m_scale, one_minus_u_t, g_scale, v_scale, epsilon, lr = numbers
         m, v = slots["m"], slots["v"]
-        work, other = self._scratch(value, 0), self._scratch(value, 1)
+        work, other = self._scratch(grad, 0), self._scratch(grad, 1)
         _move_toward(m, grad, one_minus_b1, work)
         _move_toward(v, np.square(grad, out=other), one_minus_b2, work)
         m_hat = np.multiply(m, u_next, out=work)
@@ -520,7 +586,7 @@ class Nadam(Optimizer):
         np.sqrt(denominator, out=denominator)
         denominator += epsilon
         m_hat *= lr
-        np.subtract(value, np.divide(m_hat, denominator, out=work), out=out)
+        return np.subtract, np.divide(m_hat, denominator, out=work)
 
 
 class Adagrad(Optimizer):
@@ -545,13 +611,13 @@ class Adagrad(Optimizer):
     def _step_numbers(self, step, lr):
         return self.epsilon, lr
 
-    def _update(self, value, grad, slots, numbers, out):
+    def _update(self, grad, slots, numbers):
         epsilon, lr = numbers
-        work, other = self._scratch(value, 0), self._scratch(value, 1)
+        work, other = self._scratch(grad, 0), self._scratch(grad, 1)
         accumulator = slots["accumulator"]
         accumulator += np.square(grad, out=work)
         denominator = np.sqrt(np.add(accumulator, epsilon, out=work), out=work)
-        np.subtract(value, np.divide(np.multiply(grad, lr, out=other), denominator, out=other), out=out)
+        return np.subtract, np.divide(np.multiply(grad, lr, out=other), denominator, out=other)
 
 
 class Adamax(Optimizer):
@@ -574,16 +640,16 @@ class Adamax(Optimizer):
     def _step_numbers(self, step, lr):
         return 1 - self.beta_1, self.beta_2, self.epsilon, 1 - self.beta_1**step, lr
 
-    def _update(self, value, grad, slots, numbers, out):
+    def _update(self, grad, slots, numbers):
         one_minus_b1, b2, epsilon, correction, lr = numbers
         m, u = slots["m"], slots["u"]
-        work, other = self._scratch(value, 0), self._scratch(value, 1)
+        work, other = self._scratch(grad, 0), self._scratch(grad, 1)
         _move_toward(m, grad, one_minus_b1, work)
         u *= b2
         np.maximum(u, np.abs(grad, out=work), out=u)
         denominator = np.add(u, epsilon, out=work)
         denominator *= correction
-        np.subtract(value, np.divide(np.multiply(m, lr, out=other), denominator, out=other), out=out)
+        return np.subtract, np.divide(np.multiply(m, lr, out=other), denominator, out=other)
 
 
 class Adadelta(Optimizer):
@@ -600,10 +666,10 @@ class Adadelta(Optimizer):
     def _step_numbers(self, step, lr):
         return self.rho, 1 - self.rho, self.epsilon, lr
 
-    def _update(self, value, grad, slots, numbers, out):
+    def _update(self, grad, slots, numbers):
         rho, one_minus_rho, eps, lr = numbers
         accumulated, delta_var = slots["accumulated_grad"], slots["accumulated_delta_var"]
-        delta, other = self._scratch(value, 0), self._scratch(value, 1)
+        delta, other = self._scratch(grad, 0), self._scratch(grad, 1)
         accumulated *= rho
         accumulated += np.multiply(np.square(grad, out=other), one_minus_rho, out=other)
         np.negative(np.sqrt(np.add(delta_var, eps, out=delta), out=delta), out=delta)
@@ -611,7 +677,7 @@ class Adadelta(Optimizer):
         delta /= np.sqrt(np.add(accumulated, eps, out=other), out=other)
         delta_var *= rho
         delta_var += np.multiply(np.square(delta, out=other), one_minus_rho, out=other)
-        np.add(value, np.multiply(delta, lr, out=delta), out=out)
+        return np.add, np.multiply(delta, lr, out=delta)
 
 
 def _move_toward(average: np.ndarray, target: np.ndarray, rate: float, work: np.ndarray) -> None:
