@@ -293,8 +293,8 @@ class Optimizer:
     def _group_step(self, group: _Group, variables: list, grads: list, step: int, lr: float) -> None:
         grad = np.concatenate([g.ravel() for g in grads], out=group.grad)
         combine, delta = self._update(grad, group.slots, self._numbers_for(grad.dtype, step, lr))
-        for v, (start, end, shape) in zip(variables, group.parts):
-            v.update_in_place(functools.partial(self._finish, combine, delta[start:end].reshape(shape), lr))
+        for v, part in zip(variables, group.split(delta)):
+            v.update_in_place(functools.partial(self._finish, combine, part, lr))
             constraints.apply(v)
 
     def _numbers_for(self, dtype: np.dtype, step: int, lr: float) -> tuple:
@@ -392,6 +392,14 @@ class _Group:
         self.slots = {name: np.concatenate([s[name].ravel() for s in slots]) for name in slots[0]}
         self.views = [{name: a[p[0] : p[1]].reshape(p[2]) for name, a in self.slots.items()} for p in self.parts]
         self.grad = np.empty(start, np.asarray(variables[0]._value).dtype)
+        self._split: tuple = (None, [])  # the last array `split` cut, and its pieces
+
+    def split(self, flat: np.ndarray) -> list[np.ndarray]:
+        """`flat` (one number per element of the group) cut into the variables' shapes: views, kept while the
+        rule gives the same array (a scratch array or a slot, the same from step to step)."""
+        if self._split[0] is not flat:
+            self._split = (flat, [flat[start:end].reshape(shape) for start, end, shape in self.parts])
+        return self._split[1]
 
     def fits(self, variables: list[Variable]) -> bool:
         """Whether the variables still have the shapes and dtype the group was made for."""
