@@ -126,6 +126,7 @@ class Optimizer:
         self._groups: dict = {}  # variable ids -> the _Group of their slots, see `_group_of`
         self._numbers: tuple = ()  # (dtype, step, lr, the numbers of `_step_numbers` as scalars of dtype)
         self._built_for: dict | None = None  # the variables of the first update, by id (Keras 3's build)
+        self._variable_facts: dict = {}  # variable id -> (shape, numpy dtype): see `_shape_and_dtype`
 
     @property
     def learning_rate(self) -> Any:
@@ -183,7 +184,7 @@ class Optimizer:
         variables, grads = self._arrays(pairs)
         self._before_step(step)
         grads = self._clip(grads)
-        group = self._group_of(variables)
+        group = self._group_of(variables, grads)
         if group is None:
             for v, grad in zip(variables, grads):
                 v.update_in_place(functools.partial(self._step, v, grad, step, lr))
@@ -199,17 +200,32 @@ class Optimizer:
         for g, v in pairs:
             if g is None:
                 continue
-            grad = g._value if type(g) is Tensor else backend.to_numpy(g)
-            # the value's shape is the declared one when that is fully defined; no name here keeps the value,
-            # so that the update can write into it (update_in_place counts its references)
-            if grad.shape != np.shape(v._value):
+            grad = backend.to_numpy(g)
+            shape, dtype = self._shape_and_dtype(v)
+            if grad.shape != shape:
                 raise ValueError(
                     f"{type(self).__name__}: the gradient for {v.name} has shape {grad.shape}, but the variable "
-                    f"has shape {np.shape(v._value)}"
+                    f"has shape {shape}"
                 )
             variables.append(v)
-            grads.append(grad.astype(v._value.dtype, copy=False))
+            grads.append(grad.astype(dtype, copy=False))
         return variables, grads
+
+    def _shape_and_dtype(self, variable: Variable) -> tuple[tuple, type]:
+        """The variable's shape now and its numpy dtype. Both are kept for a variable whose shape is fully defined:
+        neither can change (an assign of another shape or dtype is refused or cast); one declared with a size left
+        open (`shape=[None, 3]`) is asked for its value's shape at every update."""
+        known = self._variable_facts.get(variable.id)
+        if known is not None:
+            return known
+        shape = variable.shape
+        facts = (
+            tuple(shape) if shape.is_fully_defined() else np.shape(variable.numpy()),
+            variable.dtype.as_numpy_dtype,
+        )
+        if shape.is_fully_defined():
+            self._variable_facts[variable.id] = facts
+        return facts
 
     @property
     def built(self) -> bool:
@@ -217,7 +233,7 @@ class Optimizer:
 
     def build(self, variables: Any) -> None:
         """Bind the optimizer to `variables`, as its first update does: it refuses any other variable afterwards."""
-        self._built_for = {v._id: v for v in variables}
+        self._built_for = {v.id: v for v in variables}
 
     def _check_known(self, variables: list) -> None:
         known = self._built_for
@@ -225,7 +241,7 @@ class Optimizer:
             self.build(variables)
             return
         for v in variables:
-            if v._id not in known:
+            if v.id not in known:
                 raise ValueError(
                     f"Unknown variable: {v!r}. This optimizer can only be called for the variables it was "
                     "originally built with. When working with a new set of variables, you should recreate a new "
@@ -254,9 +270,9 @@ class Optimizer:
     def _step(self, variable: Variable, grad: np.ndarray, step: int, lr: float, value: np.ndarray,
               out: np.ndarray) -> None:  # fmt: skip
         """One variable's update, written into `out` (which may be `value` itself)."""
-        slots = self._slots.get(variable._id)
+        slots = self._slots.get(variable.id)
         if slots is None:
-            slots = self._slots[variable._id] = self._new_slots(value)
+            slots = self._slots[variable.id] = self._new_slots(value)
         combine, delta = self._update(grad, slots, self._numbers_for(value.dtype, step, lr))
         self._finish(combine, delta, lr, value, out)
 
@@ -274,20 +290,20 @@ class Optimizer:
     # it), and while later updates come for the same variables, the rule runs once on all of them, their
     # gradients put end to end; only the last operation (value - delta) is made per variable. Element by element
     # the operations are the same, so the numbers are those of one variable at a time, bit for bit.
-    def _group_of(self, variables: list[Variable]) -> _Group | None:
-        """The group these variables' slots were made in, if they were made together; else None."""
-        key = tuple(v._id for v in variables)
+    def _group_of(self, variables: list[Variable], grads: list[np.ndarray]) -> _Group | None:
+        """The group these variables' slots were made in, if they were made together; else None. The gradients
+        have the variables' shapes and dtypes (`_arrays`): they stand for the values here."""
+        key = tuple(v.id for v in variables)
         group = self._groups.get(key)
         if group is not None:
-            return group if group.fits(variables) else None
+            return group if group.fits(grads) else None
         if len(variables) < 2 or len(set(key)) < len(key) or any(k in self._slots for k in key):
             return None
-        dtype = variables[0]._value.dtype
-        if any(v._value.dtype != dtype for v in variables):
+        if any(g.dtype != grads[0].dtype for g in grads):
             return None
-        group = self._groups[key] = _Group(variables, [self._new_slots(np.asarray(v._value)) for v in variables])
-        for v, slots in zip(variables, group.views):
-            self._slots[v._id] = slots
+        group = self._groups[key] = _Group(grads, [self._new_slots(g) for g in grads])
+        for k, slots in zip(key, group.views):
+            self._slots[k] = slots
         return group
 
     def _group_step(self, group: _Group, variables: list, grads: list, step: int, lr: float) -> None:
@@ -383,15 +399,14 @@ class Optimizer:
 class _Group:
     """Variables whose slots live end to end in one array per slot name, and a buffer for their gradients."""
 
-    def __init__(self, variables: list[Variable], slots: list[dict]) -> None:
+    def __init__(self, grads: list[np.ndarray], slots: list[dict]) -> None:
         self.parts, start = [], 0  # (start, end, shape) of each variable in the arrays
-        for v in variables:
-            shape = np.shape(v._value)
-            self.parts.append((start, start + int(np.prod(shape, dtype=np.int64)), shape))
-            start = self.parts[-1][1]
+        for g in grads:
+            self.parts.append((start, start + g.size, g.shape))
+            start += g.size
         self.slots = {name: np.concatenate([s[name].ravel() for s in slots]) for name in slots[0]}
         self.views = [{name: a[p[0] : p[1]].reshape(p[2]) for name, a in self.slots.items()} for p in self.parts]
-        self.grad = np.empty(start, np.asarray(variables[0]._value).dtype)
+        self.grad = np.empty(start, grads[0].dtype)
         self._split: tuple = (None, [])  # the last array `split` cut, and its pieces
 
     def split(self, flat: np.ndarray) -> list[np.ndarray]:
@@ -401,10 +416,10 @@ class _Group:
             self._split = (flat, [flat[start:end].reshape(shape) for start, end, shape in self.parts])
         return self._split[1]
 
-    def fits(self, variables: list[Variable]) -> bool:
-        """Whether the variables still have the shapes and dtype the group was made for."""
+    def fits(self, grads: list[np.ndarray]) -> bool:
+        """Whether the variables (their gradients here) still have the shapes and dtype the group was made for."""
         dtype = self.grad.dtype
-        return all(v._value.shape == p[2] and v._value.dtype == dtype for v, p in zip(variables, self.parts))
+        return all(g.shape == p[2] and g.dtype == dtype for g, p in zip(grads, self.parts))
 
 
 class SGD(Optimizer):

@@ -302,7 +302,7 @@ class Layer(Module):
         for variable in own:
             if id(variable) not in seen:
                 seen.add(id(variable))
-                found.append((variable, trainable and variable._trainable))
+                found.append((variable, trainable and variable.trainable))
         for layer in sublayers:
             if id(layer) not in visited:
                 layer._collect(found, seen, visited, trainable)
@@ -320,10 +320,10 @@ class Layer(Module):
             else:  # a Module: its variables
                 for v in item.variables:
                     own.setdefault(id(v), v)
-        frozen = [v for v in own.values() if not v._trainable]
+        frozen = [v for v in own.values() if not v.trainable]
         if not frozen:
             return list(own.values()), sublayers
-        return [v for v in own.values() if v._trainable] + frozen, sublayers
+        return [v for v in own.values() if v.trainable] + frozen, sublayers
 
     @property
     def variables(self) -> list[Variable]:
@@ -413,7 +413,7 @@ class Layer(Module):
         scopes.scope = name[:-1] if name.endswith("/") else f"{outer}/{name}" if outer else name
         try:
             if isinstance(inputs, TensorLike):
-                self.check_input(_shape_tuple(inputs))
+                self.check_input(tuple(inputs.shape))
             if not self.built:
                 self._build_from_call(_shape_of(inputs))
                 self.built = True
@@ -428,7 +428,7 @@ class Layer(Module):
             scopes.scope = outer
             state.depth -= 1
         if isinstance(outputs, TensorLike):
-            self._output_shape = (None, *_shape_tuple(outputs)[1:])
+            self._output_shape = (None, *tuple(outputs.shape)[1:])
         return outputs
 
     def _add_activity_penalty(self, outputs: Any) -> None:
@@ -449,8 +449,6 @@ class Layer(Module):
             return type(inputs)(self._convert(x) for x in inputs)
         if isinstance(inputs, dict):
             return {k: self._convert(v) for k, v in inputs.items()}
-        if type(inputs) is Tensor and inputs._value.dtype == _numpy_dtype(self.dtype):  # the usual case, made short
-            return inputs
         if isinstance(inputs, TensorLike):
             if self.autocast and inputs.dtype.name != self.dtype and not inputs.dtype.is_bool:
                 return cast(inputs, self.dtype)
@@ -504,21 +502,6 @@ def _flat_tensors(outputs: Any) -> list[Any]:
     if isinstance(outputs, dict):
         return [o for k in sorted(outputs) for o in _flat_tensors(outputs[k])]
     return []
-
-
-_NUMPY_DTYPES: dict[str, Any] = {}
-
-
-def _numpy_dtype(name: str) -> Any:
-    """numpy's dtype of that name ('float32'), or None for one numpy lacks: looked up once per name."""
-    if name not in _NUMPY_DTYPES:
-        _NUMPY_DTYPES[name] = np.dtype(name) if hasattr(np, name) else None
-    return _NUMPY_DTYPES[name]
-
-
-def _shape_tuple(tensor: Any) -> tuple:
-    """A tensor's shape as a tuple; a Tensor's is its array's (no TensorShape made on every layer call)."""
-    return tensor._value.shape if type(tensor) is Tensor else tuple(tensor.shape)
 
 
 def _shape_of(inputs: Any) -> Any:
