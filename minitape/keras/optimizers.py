@@ -49,6 +49,15 @@ _NO_GRADIENTS_HELP = (
 )
 
 
+def _warn_missing(names: list[str]) -> None:
+    warnings.warn(
+        f"Gradients do not exist for variables {names} when minimizing the loss: they are not updated. "
+        "If they should be, check that the loss depends on them inside the tape "
+        "(`tape.explain(loss, variables)` tells why a gradient is None).",
+        stacklevel=4,
+    )
+
+
 _ONE_STEP = Tensor(np.ones((), np.int64))  # what each update adds to `iterations`
 _EMA_SETTINGS = frozenset({"use_ema", "ema_momentum", "ema_overwrite_frequency"})  # accepted while use_ema is off
 _KERAS2_NAMES = {"lr": "learning_rate"}  # Keras 2's spelling -> Keras 3's
@@ -156,7 +165,16 @@ class Optimizer:
             return float(np.asarray(lr()))
         return float(lr)
 
-    @runs_each_call(changes_state=True)  # its numpy update runs again at every call of a traced train step
+    def _traced_form(self, grads_and_vars: list, name: str | None = None, **kwargs: Any) -> tuple:
+        """What a traced graph calls at every run in place of apply_gradients, once this trace's call passed its
+        checks: `_apply_traced` with the variables and which gradients are None, fixed by the trace."""
+        variables = tuple(v for g, v in grads_and_vars if g is not None)
+        grads = [g for g, _ in grads_and_vars if g is not None]
+        missing = [v.name for g, v in grads_and_vars if g is None]
+        return self._apply_traced, (variables, grads, missing), {}
+
+    # its numpy update runs again at every call of a traced train step, as `_apply_traced`
+    @runs_each_call(changes_state=True, replayed_as=_traced_form)
     def apply_gradients(self, grads_and_vars: Any, name: str | None = None, **kwargs: Any) -> Variable:
         """Update each variable by its gradient. Pairs whose gradient is None are skipped, with a warning."""
         pairs = list(grads_and_vars)
@@ -173,15 +191,31 @@ class Optimizer:
         if len(missing) == len(pairs):
             raise ValueError(f"No gradients provided for any variable: {missing}. {_NO_GRADIENTS_HELP}")
         if missing:
-            warnings.warn(
-                f"Gradients do not exist for variables {missing} when minimizing the loss: they are not updated. "
-                "If they should be, check that the loss depends on them inside the tape "
-                "(`tape.explain(loss, variables)` tells why a gradient is None).",
-                stacklevel=2,
-            )
+            _warn_missing(missing)
+        variables, grads = [], []
+        for g, v in pairs:
+            if g is not None:
+                variables.append(v)
+                grads.append(self._gradient_array(g, v))
+        return self._apply(variables, grads)
+
+    @runs_each_call(changes_state=True, arrays=True)
+    def _apply_traced(self, variables: tuple, grads: list, missing: list) -> Variable:
+        """apply_gradients as a traced graph runs it at every call, on the gradients' arrays: which variables
+        get a gradient was fixed at tracing, where their types were checked; what may change between calls (the
+        optimizer's build, the gradients' shapes, the settings) is checked and read again."""
+        self._check_known(variables)
+        if missing:
+            _warn_missing(missing)
+        return self._apply(variables, [self._gradient_array(g, v) for g, v in zip(grads, variables)])
+
+    # the graph view and the messages name it as the call the user wrote
+    _apply_traced.__qualname__ = "Optimizer.apply_gradients"
+
+    def _apply(self, variables: Any, grads: list[np.ndarray]) -> Variable:
+        """The update itself, for the variables and their gradients as arrays of their dtypes."""
         lr = self.current_learning_rate()
         step = int(self.iterations) + 1  # Keras' local_step: 1 on the first update
-        variables, grads = self._arrays(pairs)
         self._before_step(step)
         grads = self._clip(grads)
         group = self._group_of(variables, grads)
@@ -194,22 +228,16 @@ class Optimizer:
         self.iterations.assign_add(_ONE_STEP)  # as Keras 3 counts: iterations.assign_add(1)
         return self.iterations
 
-    def _arrays(self, pairs: list) -> tuple[list[Variable], list[np.ndarray]]:
-        """The variables that have a gradient, and their gradients as arrays of the variables' dtypes."""
-        variables, grads = [], []
-        for g, v in pairs:
-            if g is None:
-                continue
-            grad = backend.to_numpy(g)
-            shape, dtype = self._shape_and_dtype(v)
-            if grad.shape != shape:
-                raise ValueError(
-                    f"{type(self).__name__}: the gradient for {v.name} has shape {grad.shape}, but the variable "
-                    f"has shape {shape}"
-                )
-            variables.append(v)
-            grads.append(grad.astype(dtype, copy=False))
-        return variables, grads
+    def _gradient_array(self, gradient: Any, variable: Variable) -> np.ndarray:
+        """The gradient as an array of the variable's dtype, checked against its shape."""
+        grad = gradient if type(gradient) is np.ndarray else backend.to_numpy(gradient)
+        shape, dtype = self._shape_and_dtype(variable)
+        if grad.shape != shape:
+            raise ValueError(
+                f"{type(self).__name__}: the gradient for {variable.name} has shape {grad.shape}, but the variable "
+                f"has shape {shape}"
+            )
+        return grad.astype(dtype, copy=False)
 
     def _shape_and_dtype(self, variable: Variable) -> tuple[tuple, type]:
         """The variable's shape now and its numpy dtype. Both are kept for a variable whose shape is fully defined:

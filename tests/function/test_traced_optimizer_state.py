@@ -91,3 +91,49 @@ def test_a_learning_rate_schedule_is_evaluated_at_each_replay():
     eager = _train(schedule, lambda f: f)
     traced = _train(schedule, mt.function)
     _assert_same(traced, eager)
+
+
+def test_a_traced_step_inside_another_traced_function_updates_as_eager():
+    def nested(train_step):
+        inner = mt.function(train_step)
+        return mt.function(lambda x, y: inner(x, y))  # the outer trace records the inner graph's steps as ops
+
+    eager = _train(OPTIMIZERS["adam"], lambda f: f)
+    traced = _train(OPTIMIZERS["adam"], nested)
+    _assert_same(traced, eager)
+
+
+def test_a_variable_without_gradient_is_left_alone_with_the_warning_at_each_traced_call():
+    w, unused = mt.Variable([1.0, 2.0]), mt.Variable([5.0], name="unused")
+    optimizer = keras.optimizers.SGD(0.5, momentum=0.9)
+
+    @mt.function
+    def step(x):
+        with mt.GradientTape() as tape:
+            loss = mt.reduce_sum(w * x)
+        optimizer.apply_gradients(zip(tape.gradient(loss, [w, unused]), [w, unused]))
+        return loss
+
+    for _ in range(3):
+        with pytest.warns(UserWarning, match=r"Gradients do not exist for variables \['unused:0'\]"):
+            step(mt.constant([1.0, -1.0]))
+    # momentum SGD on a constant gradient g: velocities -0.5, -0.95, -1.355 (times g), summed
+    np.testing.assert_allclose(w.numpy(), [1.0 - 2.805, 2.0 + 2.805], rtol=1e-6)
+    assert unused.numpy().tolist() == [5.0] and int(optimizer.iterations.numpy()) == 3
+
+
+def test_a_traced_update_refuses_variables_the_optimizer_was_rebuilt_without():
+    w = mt.Variable([1.0, 2.0])
+    optimizer = keras.optimizers.Adam(0.1)
+
+    @mt.function
+    def step(x):
+        with mt.GradientTape() as tape:
+            loss = mt.reduce_sum(w * x)
+        optimizer.apply_gradients(zip([tape.gradient(loss, w)], [w]))
+        return loss
+
+    step(mt.constant([1.0, 1.0]))
+    optimizer.build([mt.Variable([0.0])])  # bound to another variable from now on
+    with pytest.raises(ValueError, match="Unknown variable"):
+        step(mt.constant([1.0, 1.0]))
