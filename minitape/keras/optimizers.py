@@ -246,13 +246,10 @@ class Optimizer:
         known = self._variable_facts.get(variable.id)
         if known is not None:
             return known
-        shape = variable.shape
-        facts = (
-            tuple(shape) if shape.is_fully_defined() else np.shape(variable.numpy()),
-            variable.dtype.as_numpy_dtype,
-        )
-        if shape.is_fully_defined():
-            self._variable_facts[variable.id] = facts
+        shape, dtype = variable.shape, variable.dtype.as_numpy_dtype
+        if not shape.is_fully_defined():
+            return np.shape(variable.numpy()), dtype
+        facts = self._variable_facts[variable.id] = (tuple(shape), dtype)
         return facts
 
     @property
@@ -320,7 +317,7 @@ class Optimizer:
     # the operations are the same, so the numbers are those of one variable at a time, bit for bit.
     def _group_of(self, variables: list[Variable], grads: list[np.ndarray]) -> _Group | None:
         """The group these variables' slots were made in, if they were made together; else None. The gradients
-        have the variables' shapes and dtypes (`_arrays`): they stand for the values here."""
+        have the variables' shapes and dtypes (`_gradient_array`): they stand for the values here."""
         key = tuple(v.id for v in variables)
         group = self._groups.get(key)
         if group is not None:
