@@ -216,3 +216,16 @@ def test_variables_updated_together_are_still_written_in_place():
         optimizer.apply_gradients(zip(grads, variables))
     assert all(a() is v._value for a, v in zip(arrays, variables))  # no new array per step
     assert all((v.numpy() < 1).all() for v in variables)
+
+
+def test_a_variable_whose_declared_shape_leaves_a_size_open_is_checked_against_its_shape_now():
+    w = mt.Variable([1.0, 2.0], shape=[None])
+    optimizer = optimizers.SGD(0.5)
+    optimizer.apply_gradients([(mt.constant([2.0, 2.0]), w)])
+    w.assign([1.0, 2.0, 3.0])  # the declared shape [None] takes a longer value
+    optimizer.apply_gradients([(mt.constant([2.0, 2.0, 2.0]), w)])
+    np.testing.assert_array_equal(w.numpy(), [0.0, 1.0, 2.0])
+    with pytest.raises(
+        ValueError, match=r"the gradient for Variable:0 has shape \(2,\), but the variable has shape \(3,\)"
+    ):
+        optimizer.apply_gradients([(mt.constant([2.0, 2.0]), w)])
