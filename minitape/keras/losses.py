@@ -115,7 +115,7 @@ def sparse_categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool 
     return -reduce_sum(one_hot * log_softmax(logits, axis=axis), axis=axis)
 
 
-@runs_each_call  # checked at every call of a traced function too, and the labels come from that call
+@runs_each_call(arrays=True)  # checked at every call of a traced function too; the labels come from that call
 def _sparse_labels(y_true: Any, pred_shape: tuple) -> Tensor:
     """Integer labels of shape (batch,) or (batch, 1), checked against predictions of `pred_shape`, as int64."""
     name = "SparseCategoricalCrossentropy"
