@@ -50,6 +50,7 @@ _NO_GRADIENTS_HELP = (
 
 
 def _warn_missing(names: list[str]) -> None:
+    """apply_gradients' warning for the variables whose gradient is None, pointing at the caller's line."""
     warnings.warn(
         f"Gradients do not exist for variables {names} when minimizing the loss: they are not updated. "
         "If they should be, check that the loss depends on them inside the tape "
@@ -90,8 +91,8 @@ def _check_learning_rate(value: Any) -> None:
 
 
 class Optimizer:
-    """Base class: subclasses define `_step_numbers(step, lr)`, `_update(value, grad, slots, numbers, out)` and the
-    slot names they need.
+    """Base class: subclasses define `_step_numbers(step, lr)`, `_update(grad, slots, numbers)` and the slot names
+    they need.
 
     `iterations` is an int64 Variable counting the updates made; `learning_rate` may be a number, a
     `schedules.LearningRateSchedule` (called with `iterations` before each update) or a callable of no
@@ -130,7 +131,7 @@ class Optimizer:
         self.weight_decay = weight_decay
         self.iterations = Variable(np.int64(0), trainable=False, name="iteration", dtype="int64")
         self._slots: dict = {}  # variable id -> {slot name: numpy array}
-        self._buffers: dict = {}  # (dtype, 0 or 1) -> the scratch arrays of `_scratch`
+        self._buffers: dict = {}  # (dtype, 0 to 2) -> the scratch arrays of `_scratch`
         self._views: dict = {}  # (shape, dtype, 0 to 2) -> a view of a scratch array: see `_scratch`
         self._groups: dict = {}  # variable ids -> the _Group of their slots, see `_group_of`
         self._numbers: tuple = ()  # (dtype, step, lr, the numbers of `_step_numbers` as scalars of dtype)

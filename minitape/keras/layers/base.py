@@ -410,7 +410,7 @@ class Layer(Module):
         scopes = context.state
         outer = scopes.scope
         name = self._name
-        scopes.scope = name[:-1] if name.endswith("/") else f"{outer}/{name}" if outer else name
+        scopes.scope = name[:-1] if name.endswith("/") or not name else f"{outer}/{name}" if outer else name
         try:
             if isinstance(inputs, TensorLike):
                 self.check_input(tuple(inputs.shape))
