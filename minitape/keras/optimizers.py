@@ -327,7 +327,7 @@ class Optimizer:
             return None
         if any(g.dtype != grads[0].dtype for g in grads):
             return None
-        group = self._groups[key] = _Group(grads, [self._new_slots(g) for g in grads])
+        group = self._groups[key] = _Group(variables, grads, [self._new_slots(g) for g in grads])
         for k, slots in zip(key, group.views):
             self._slots[k] = slots
         return group
@@ -335,9 +335,10 @@ class Optimizer:
     def _group_step(self, group: _Group, variables: list, grads: list, step: int, lr: float) -> None:
         grad = np.concatenate([g.ravel() for g in grads], out=group.grad)
         combine, delta = self._update(grad, group.slots, self._numbers_for(grad.dtype, step, lr))
-        for v, part in zip(variables, group.split(delta)):
+        for v, part, constrained in zip(variables, group.split(delta), group.constrained):
             v.update_in_place(functools.partial(self._finish, combine, part, lr))
-            constraints.apply(v)
+            if constrained:
+                constraints.apply(v)
 
     def _numbers_for(self, dtype: np.dtype, step: int, lr: float) -> tuple:
         """This step's numbers (`_step_numbers`) as scalars of the variables' dtype, made once per step and dtype.
@@ -425,7 +426,9 @@ class Optimizer:
 class _Group:
     """Variables whose slots live end to end in one array per slot name, and a buffer for their gradients."""
 
-    def __init__(self, grads: list[np.ndarray], slots: list[dict]) -> None:
+    def __init__(self, variables: list[Variable], grads: list[np.ndarray], slots: list[dict]) -> None:
+        # a variable's constraint is given when it is made (`constraint=`, or add_weight's), never after
+        self.constrained = [constraints.of(v) is not None for v in variables]
         self.parts, start = [], 0  # (start, end, shape) of each variable in the arrays
         for g in grads:
             self.parts.append((start, start + g.size, g.shape))

@@ -229,3 +229,13 @@ def test_a_variable_whose_declared_shape_leaves_a_size_open_is_checked_against_i
         ValueError, match=r"the gradient for Variable:0 has shape \(2,\), but the variable has shape \(3,\)"
     ):
         optimizer.apply_gradients([(mt.constant([2.0, 2.0]), w)])
+
+
+def test_variables_updated_together_keep_their_own_constraints():
+    capped = mt.Variable([0.5, 0.5], constraint=lambda w: mt.clip_by_value(w, 0.0, 0.6))
+    free = mt.Variable([0.5, 0.5])
+    optimizer = optimizers.SGD(0.1)
+    for _ in range(3):  # the first update makes the group; the later ones run the rule over both at once
+        optimizer.apply_gradients(zip([mt.constant([-1.0, 1.0])] * 2, [capped, free]))
+    np.testing.assert_allclose(capped.numpy(), [0.6, 0.2], rtol=1e-6)
+    np.testing.assert_allclose(free.numpy(), [0.8, 0.2], rtol=1e-6)
