@@ -66,7 +66,8 @@ def _compiled(step: Any) -> tuple:
         return ASSIGN, step.variable, _COMBINE[step.op_type], step.source, None, None
     if kind is CallStep:
         returned = [(k, x.index, x.shape) for k, x in enumerate(nest.flatten(step.outputs)) if type(x) is Slot]
-        return CALL, step, filler(step.args), filler(step.kwargs), returned, None
+        arrays = getattr(step.function, "_takes_arrays", False)  # runs_each_call(arrays=True)
+        return CALL, step, filler(step.args, arrays), filler(step.kwargs, arrays), returned, None
     return GUARD, step, None, None, None, None
 
 
@@ -183,18 +184,18 @@ def _call(step: CallStep, args: Any, kwargs: Any, returned: list, values: list) 
                 raise GuardFailedError(step)
 
 
-def filler(template: Any) -> Any:
-    """A function of the slots' values giving `template` with a fresh tensor at each `Slot`: made once per
-    step, so that a run rebuilds only the containers that hold a slot."""
+def filler(template: Any, arrays: bool = False) -> Any:
+    """A function of the slots' values giving `template` with a fresh tensor at each `Slot` (with `arrays`, the
+    slot's array itself): made once per step, so that a run rebuilds only the containers that hold a slot."""
     if type(template) is Slot:
         index = template.index
-        return lambda values: Tensor(values[index])
+        return (lambda values: values[index]) if arrays else (lambda values: Tensor(values[index]))
     if not any(type(x) is Slot for x in nest.flatten(template)):
         return lambda values: template
     if isinstance(template, dict):
-        parts = {k: filler(v) for k, v in template.items()}
+        parts = {k: filler(v, arrays) for k, v in template.items()}
         return lambda values: {k: f(values) for k, f in parts.items()}
-    parts_list = [filler(v) for v in template]
+    parts_list = [filler(v, arrays) for v in template]
     if isinstance(template, list):
         return lambda values: [f(values) for f in parts_list]
     rebuild = type(template)._make if hasattr(template, "_fields") else type(template)

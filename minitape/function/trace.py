@@ -167,18 +167,31 @@ class Tracer:
         self.graph.steps.append(CallStep(function, *step_args, outputs, state.scope))
 
 
-def runs_each_call(function: Callable | None = None, *, changes_state: bool = False) -> Callable:
+def runs_each_call(
+    function: Callable | None = None,
+    *,
+    changes_state: bool = False,
+    replayed_as: Callable | None = None,
+    arrays: bool = False,
+) -> Callable:
     """Mark Python code that a traced graph must run again at every call (a stateful op, in TensorFlow's terms).
 
     Outside tracing the function just runs. While tracing, it runs with the tracers paused (its own ops are not
     recorded), and the graph gets one step that calls it again with that call's tensors in place of these.
     `changes_state=True` says that running it twice for one call would be wrong (an optimizer's update, a
     metric's count): a graph will not take back such a call to trace another branch (see replay.py).
+
+    `replayed_as(*args, **kwargs)`, given the traced call's arguments once it has run, returns the call the graph
+    makes instead, `(function, args, kwargs)`: a leaner form of the same work, for what the trace fixed (an
+    optimizer's update: which variables, checked once). `arrays=True` says the function takes numpy arrays where
+    the graph has tensors: a replay gives it the slots' arrays without making a Tensor of each.
     """
     if function is None:
-        return functools.partial(runs_each_call, changes_state=changes_state)
+        return functools.partial(runs_each_call, changes_state=changes_state, replayed_as=replayed_as, arrays=arrays)
     if changes_state:
         function._changes_state = True
+    if arrays:
+        function._takes_arrays = True
 
     @functools.wraps(function)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -190,8 +203,9 @@ def runs_each_call(function: Callable | None = None, *, changes_state: bool = Fa
             result = function(*args, **kwargs)
         finally:
             state.tracers = tracers
+        call = (function, args, kwargs) if replayed_as is None else replayed_as(*args, **kwargs)
         for tracer in tracers:
-            tracer.called(function, args, kwargs, result)
+            tracer.called(*call, result)
         return result
 
     return wrapper

@@ -48,11 +48,11 @@ def _tensor(value: Any, dtype: Any = None) -> Any:
     return Tensor(np.asarray(value, dtype=dtype))
 
 
-def _check_batch(loss: str, y_true: Any, y_pred: Any) -> None:
-    if len(y_true.shape) and len(y_pred.shape) and y_true.shape[0] != y_pred.shape[0]:
+def _check_batch(loss: str, true_shape: tuple, pred_shape: tuple) -> None:
+    if len(true_shape) and len(pred_shape) and true_shape[0] != pred_shape[0]:
         raise ValueError(
-            f"{loss}: y_true has {y_true.shape[0]} examples (shape {tuple(y_true.shape)}) but y_pred has "
-            f"{y_pred.shape[0]} (shape {tuple(y_pred.shape)}); they must come from the same batch"
+            f"{loss}: y_true has {true_shape[0]} examples (shape {true_shape}) but y_pred has "
+            f"{pred_shape[0]} (shape {pred_shape}); they must come from the same batch"
         )
 
 
@@ -70,7 +70,7 @@ def _paired(loss: str, y_true: Any, y_pred: Any, hint: str, match_rank: bool = T
     """y_true and y_pred as tensors of one dtype and one shape, or an error naming the loss and both shapes."""
     y_pred = _tensor(y_pred)
     y_true = _tensor(y_true, y_pred.dtype.name)
-    _check_batch(loss, y_true, y_pred)
+    _check_batch(loss, tuple(y_true.shape), tuple(y_pred.shape))
     if match_rank:
         y_true = _match_rank(y_true, y_pred)
     if tuple(y_true.shape) != tuple(y_pred.shape):
@@ -105,7 +105,7 @@ def sparse_categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool 
     """Per-example -log p[label], for integer labels of shape (batch,) or (batch, 1)."""
     y_pred, from_logits = _logits_if_kept(y_pred, from_logits, "sparse_categorical_crossentropy", "Softmax")
     y_pred = _tensor(y_pred)
-    labels = _sparse_labels(y_true, tuple(y_pred.shape), y_pred.dtype.as_numpy_dtype)
+    labels = _sparse_labels(y_true, tuple(y_pred.shape))
     # Probabilities are clipped, then their logs taken as logits: as Keras 3 does, so each row is rescaled to
     # sum to 1 (after the clipping: a row of values all above 1 - eps becomes uniform)
     logits = y_pred if from_logits else log(_clipped_probabilities(y_pred))
@@ -115,12 +115,12 @@ def sparse_categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool 
     return -reduce_sum(one_hot * log_softmax(logits, axis=axis), axis=axis)
 
 
-@runs_each_call  # checked at every call of a traced function too, and the labels come from that call
-def _sparse_labels(y_true: Any, pred_shape: tuple, dtype: Any) -> Tensor:
+@runs_each_call(arrays=True)  # checked at every call of a traced function too; the labels come from that call
+def _sparse_labels(y_true: Any, pred_shape: tuple) -> Tensor:
     """Integer labels of shape (batch,) or (batch, 1), checked against predictions of `pred_shape`, as int64."""
     name = "SparseCategoricalCrossentropy"
     labels = backend.to_numpy(y_true)
-    _check_batch(name, labels, np.empty(pred_shape, dtype))
+    _check_batch(name, labels.shape, pred_shape)
     n_classes = pred_shape[-1]
     if labels.ndim == len(pred_shape) and labels.shape[-1] == 1:
         labels = labels.reshape(labels.shape[:-1])
@@ -131,13 +131,15 @@ def _sparse_labels(y_true: Any, pred_shape: tuple, dtype: Any) -> Tensor:
         )
     if labels.dtype.kind == "f" and not np.all(labels == np.round(labels)):
         raise ValueError(f"{name}: labels must be integer class indices, got non-integer values {labels.ravel()[:5]}")
-    if labels.size and (labels.min() < 0 or labels.max() >= n_classes):
+    as_int = labels.astype(np.int64)
+    # as unsigned, a negative label is huge: one maximum finds a label outside the range on either side
+    if as_int.size and np.maximum.reduce(as_int.view(np.uint64), axis=None) >= n_classes:
         bad = labels[(labels < 0) | (labels >= n_classes)].ravel()[0].item()
         raise ValueError(
             f"{name}: label {bad} is out of range: y_pred has shape {pred_shape}, so labels must be in "
             f"[0, {n_classes}). Check that the last Dense layer has one unit per class."
         )
-    return Tensor(labels.astype(np.int64))
+    return Tensor(as_int)
 
 
 def categorical_crossentropy(

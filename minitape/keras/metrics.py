@@ -75,10 +75,14 @@ class Metric:
         values = np.asarray(values, dtype=np.float64)
         if sample_weight is None:
             per_example = values.mean(axis=tuple(range(1, values.ndim))) if values.ndim > 1 else values
-            self._total += float(np.sum(per_example))
+            self._total += float(np.add.reduce(per_example, axis=None))  # np.sum: its wrapper costs more than a batch
             self._count += float(values.shape[0] if values.ndim else 1)
             return
         weights = np.asarray(to_numpy(sample_weight), dtype=np.float64)
+        if values.ndim == 0 and weights.ndim == 0:  # one number and its weight (fit's loss per batch): the sums
+            self._total += float(values * weights)  # below, without their broadcasting
+            self._count += float(weights)
+            return
         values, weights = _same_rank(values, weights)
         if values.ndim > weights.ndim:  # values per element, weights per example: average the values first
             values = values.mean(axis=tuple(range(weights.ndim, values.ndim)))

@@ -4,11 +4,12 @@
 
 Updates are plain numpy arithmetic on the variables' values: they are not part of
 any gradient, so recording them on a tape would only cost time. Each rule runs in place
-with numpy's `out=`: the slots and two scratch arrays per optimizer (sized for its largest
-variable) hold every intermediate, in the order of operations of the textbook formula, so
-the numbers are those of the formula written with temporaries. A variable's array is
-overwritten only when nothing else holds it (`Variable.update_in_place`); otherwise the
-new value goes into one fresh array, as TensorFlow's reads keep their value.
+with numpy's `out=`: the slots and a few scratch arrays per optimizer (sized for its largest
+update) hold every intermediate, in the order of operations of the textbook formula, so
+the numbers are those of the formula written with temporaries. Variables updated together
+keep their slots end to end and the rule runs once over all of them (`_group_of`). A
+variable's array is overwritten only when nothing else holds it (`Variable.update_in_place`);
+otherwise the new value goes into one fresh array, as TensorFlow's reads keep their value.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from minitape.engine.tensor import Tensor
 from minitape.engine.variables import Variable
 from minitape.function.trace import runs_each_call
 from minitape.keras import backend, constraints, schedules, unsupported
@@ -47,6 +49,17 @@ _NO_GRADIENTS_HELP = (
 )
 
 
+def _warn_missing(names: list[str]) -> None:
+    """apply_gradients' warning for the variables whose gradient is None, pointing at the caller's line."""
+    warnings.warn(
+        f"Gradients do not exist for variables {names} when minimizing the loss: they are not updated. "
+        "If they should be, check that the loss depends on them inside the tape "
+        "(`tape.explain(loss, variables)` tells why a gradient is None).",
+        stacklevel=4,
+    )
+
+
+_ONE_STEP = Tensor(np.ones((), np.int64))  # what each update adds to `iterations`
 _EMA_SETTINGS = frozenset({"use_ema", "ema_momentum", "ema_overwrite_frequency"})  # accepted while use_ema is off
 _KERAS2_NAMES = {"lr": "learning_rate"}  # Keras 2's spelling -> Keras 3's
 
@@ -78,7 +91,8 @@ def _check_learning_rate(value: Any) -> None:
 
 
 class Optimizer:
-    """Base class: subclasses define `_update(value, grad, slots, step, lr, out)` and the slot names they need.
+    """Base class: subclasses define `_step_numbers(step, lr)`, `_update(grad, slots, numbers)` and the slot names
+    they need.
 
     `iterations` is an int64 Variable counting the updates made; `learning_rate` may be a number, a
     `schedules.LearningRateSchedule` (called with `iterations` before each update) or a callable of no
@@ -116,9 +130,13 @@ class Optimizer:
         self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
         self.weight_decay = weight_decay
         self.iterations = Variable(np.int64(0), trainable=False, name="iteration", dtype="int64")
-        self._slots: dict = {}  # variable ref -> {slot name: numpy array}
-        self._buffers: dict = {}  # (dtype, 0 or 1) -> the scratch arrays of `_scratch`
-        self._built_for: set | None = None  # the refs of the variables of the first update (Keras 3's build)
+        self._slots: dict = {}  # variable id -> {slot name: numpy array}
+        self._buffers: dict = {}  # (dtype, 0 to 2) -> the scratch arrays of `_scratch`
+        self._views: dict = {}  # (shape, dtype, 0 to 2) -> a view of a scratch array: see `_scratch`
+        self._groups: dict = {}  # variable ids -> the _Group of their slots, see `_group_of`
+        self._numbers: tuple = ()  # (dtype, step, lr, the numbers of `_step_numbers` as scalars of dtype)
+        self._built_for: dict | None = None  # the variables of the first update, by id (Keras 3's build)
+        self._variable_facts: dict = {}  # variable id -> (shape, numpy dtype): see `_shape_and_dtype`
 
     @property
     def learning_rate(self) -> Any:
@@ -148,7 +166,16 @@ class Optimizer:
             return float(np.asarray(lr()))
         return float(lr)
 
-    @runs_each_call(changes_state=True)  # its numpy update runs again at every call of a traced train step
+    def _traced_form(self, grads_and_vars: list, name: str | None = None, **kwargs: Any) -> tuple:
+        """What a traced graph calls at every run in place of apply_gradients, once this trace's call passed its
+        checks: `_apply_traced` with the variables and which gradients are None, fixed by the trace."""
+        variables = tuple(v for g, v in grads_and_vars if g is not None)
+        grads = [g for g, _ in grads_and_vars if g is not None]
+        missing = [v.name for g, v in grads_and_vars if g is None]
+        return self._apply_traced, (variables, grads, missing), {}
+
+    # its numpy update runs again at every call of a traced train step, as `_apply_traced`
+    @runs_each_call(changes_state=True, replayed_as=_traced_form)
     def apply_gradients(self, grads_and_vars: Any, name: str | None = None, **kwargs: Any) -> Variable:
         """Update each variable by its gradient. Pairs whose gradient is None are skipped, with a warning."""
         pairs = list(grads_and_vars)
@@ -165,33 +192,66 @@ class Optimizer:
         if len(missing) == len(pairs):
             raise ValueError(f"No gradients provided for any variable: {missing}. {_NO_GRADIENTS_HELP}")
         if missing:
-            warnings.warn(
-                f"Gradients do not exist for variables {missing} when minimizing the loss: they are not updated. "
-                "If they should be, check that the loss depends on them inside the tape "
-                "(`tape.explain(loss, variables)` tells why a gradient is None).",
-                stacklevel=2,
-            )
-        lr = self.current_learning_rate()
-        step = int(self.iterations) + 1  # Keras' local_step: 1 on the first update
+            _warn_missing(missing)
         variables, grads = [], []
         for g, v in pairs:
-            if g is None:
-                continue
-            grad = backend.to_numpy(g)
-            shape = tuple(v.shape) if v.shape.is_fully_defined() else np.shape(v.numpy())
-            if grad.shape != shape:
-                raise ValueError(
-                    f"{type(self).__name__}: the gradient for {v.name} has shape {grad.shape}, but the variable "
-                    f"has shape {shape}"
-                )
-            variables.append(v)
-            grads.append(grad.astype(v.dtype.as_numpy_dtype, copy=False))
+            if g is not None:
+                variables.append(v)
+                grads.append(self._gradient_array(g, v))
+        return self._apply(variables, grads)
+
+    @runs_each_call(changes_state=True, arrays=True)
+    def _apply_traced(self, variables: tuple, grads: list, missing: list) -> Variable:
+        """apply_gradients as a traced graph runs it at every call, on the gradients' arrays: which variables
+        get a gradient was fixed at tracing, where their types were checked; what may change between calls (the
+        optimizer's build, the gradients' shapes, the settings) is checked and read again."""
+        self._check_known(variables)
+        if missing:
+            _warn_missing(missing)
+        return self._apply(variables, [self._gradient_array(g, v) for g, v in zip(grads, variables)])
+
+    # the graph view and the messages name it as the call the user wrote
+    _apply_traced.__qualname__ = "Optimizer.apply_gradients"
+
+    def _apply(self, variables: Any, grads: list[np.ndarray]) -> Variable:
+        """The update itself, for the variables and their gradients as arrays of their dtypes."""
+        lr = self.current_learning_rate()
+        step = int(self.iterations) + 1  # Keras' local_step: 1 on the first update
         self._before_step(step)
-        for v, grad in zip(variables, self._clip(grads)):
-            v.update_in_place(functools.partial(self._step, v.ref(), grad, step, lr))
-            constraints.apply(v)
-        self.iterations.assign(np.int64(step))
+        grads = self._clip(grads)
+        group = self._group_of(variables, grads)
+        if group is None:
+            for v, grad in zip(variables, grads):
+                v.update_in_place(functools.partial(self._step, v, grad, step, lr))
+                constraints.apply(v)
+        else:
+            self._group_step(group, variables, grads, step, lr)
+        self.iterations.assign_add(_ONE_STEP)  # as Keras 3 counts: iterations.assign_add(1)
         return self.iterations
+
+    def _gradient_array(self, gradient: Any, variable: Variable) -> np.ndarray:
+        """The gradient as an array of the variable's dtype, checked against its shape."""
+        grad = gradient if type(gradient) is np.ndarray else backend.to_numpy(gradient)
+        shape, dtype = self._shape_and_dtype(variable)
+        if grad.shape != shape:
+            raise ValueError(
+                f"{type(self).__name__}: the gradient for {variable.name} has shape {grad.shape}, but the variable "
+                f"has shape {shape}"
+            )
+        return grad.astype(dtype, copy=False)
+
+    def _shape_and_dtype(self, variable: Variable) -> tuple[tuple, type]:
+        """The variable's shape now and its numpy dtype. Both are kept for a variable whose shape is fully defined:
+        neither can change (an assign of another shape or dtype is refused or cast); one declared with a size left
+        open (`shape=[None, 3]`) is asked for its value's shape at every update."""
+        known = self._variable_facts.get(variable.id)
+        if known is not None:
+            return known
+        shape, dtype = variable.shape, variable.dtype.as_numpy_dtype
+        if not shape.is_fully_defined():
+            return np.shape(variable.numpy()), dtype
+        facts = self._variable_facts[variable.id] = (tuple(shape), dtype)
+        return facts
 
     @property
     def built(self) -> bool:
@@ -199,14 +259,15 @@ class Optimizer:
 
     def build(self, variables: Any) -> None:
         """Bind the optimizer to `variables`, as its first update does: it refuses any other variable afterwards."""
-        self._built_for = {v.ref() for v in variables}
+        self._built_for = {v.id: v for v in variables}
 
     def _check_known(self, variables: list) -> None:
-        if self._built_for is None:
+        known = self._built_for
+        if known is None:
             self.build(variables)
             return
         for v in variables:
-            if v.ref() not in self._built_for:
+            if v.id not in known:
                 raise ValueError(
                     f"Unknown variable: {v!r}. This optimizer can only be called for the variables it was "
                     "originally built with. When working with a new set of variables, you should recreate a new "
@@ -232,24 +293,84 @@ class Optimizer:
     def _new_slots(self, value: np.ndarray) -> dict[str, np.ndarray]:
         return {n: np.zeros_like(value) for n in self._slot_names}
 
-    def _step(self, ref: Any, grad: np.ndarray, step: int, lr: float, value: np.ndarray, out: np.ndarray) -> None:
+    def _step(self, variable: Variable, grad: np.ndarray, step: int, lr: float, value: np.ndarray,
+              out: np.ndarray) -> None:  # fmt: skip
         """One variable's update, written into `out` (which may be `value` itself)."""
-        slots = self._slots.get(ref)
+        slots = self._slots.get(variable.id)
         if slots is None:
-            slots = self._slots[ref] = self._new_slots(value)
+            slots = self._slots[variable.id] = self._new_slots(value)
+        combine, delta = self._update(grad, slots, self._numbers_for(value.dtype, step, lr))
+        self._finish(combine, delta, lr, value, out)
+
+    def _finish(self, combine: Any, delta: np.ndarray, lr: float, value: np.ndarray, out: np.ndarray) -> None:
+        """out = value - delta (or + delta, as `combine` says), after the weight decay if there is one."""
         if self.weight_decay:  # decoupled from the gradient, as Keras 3 applies it, before the update
-            decay = np.multiply(value, np.asarray(self.weight_decay * lr, value.dtype), out=self._scratch(value, 0))
+            decay = np.multiply(value, np.asarray(self.weight_decay * lr, value.dtype), out=self._scratch(value, 2))
             value = np.subtract(value, decay, out=out)
-        self._update(value, grad, slots, step, lr, out)
+        combine(value, delta, out=out)
+
+    # ---- one update for many variables -------------------------------------------------------------------------
+    # numpy spends about half a microsecond on each call whatever the array's size, and a rule makes a dozen calls
+    # per variable: for a model's small arrays (biases, small kernels) that is most of the update. So the slots of
+    # the variables of a first update are made in one array per slot name (each variable's slots are views of
+    # it), and while later updates come for the same variables, the rule runs once on all of them, their
+    # gradients put end to end; only the last operation (value - delta) is made per variable. Element by element
+    # the operations are the same, so the numbers are those of one variable at a time, bit for bit.
+    def _group_of(self, variables: list[Variable], grads: list[np.ndarray]) -> _Group | None:
+        """The group these variables' slots were made in, if they were made together; else None. The gradients
+        have the variables' shapes and dtypes (`_gradient_array`): they stand for the values here."""
+        key = tuple(v.id for v in variables)
+        group = self._groups.get(key)
+        if group is not None:
+            return group if group.fits(grads) else None
+        if len(variables) < 2 or len(set(key)) < len(key) or any(k in self._slots for k in key):
+            return None
+        if any(g.dtype != grads[0].dtype for g in grads):
+            return None
+        group = self._groups[key] = _Group(variables, grads, [self._new_slots(g) for g in grads])
+        for k, slots in zip(key, group.views):
+            self._slots[k] = slots
+        return group
+
+    def _group_step(self, group: _Group, variables: list, grads: list, step: int, lr: float) -> None:
+        grad = np.concatenate([g.ravel() for g in grads], out=group.grad)
+        combine, delta = self._update(grad, group.slots, self._numbers_for(grad.dtype, step, lr))
+        for v, part, constrained in zip(variables, group.split(delta), group.constrained):
+            v.update_in_place(functools.partial(self._finish, combine, part, lr))
+            if constrained:
+                constraints.apply(v)
+
+    def _numbers_for(self, dtype: np.dtype, step: int, lr: float) -> tuple:
+        """This step's numbers (`_step_numbers`) as scalars of the variables' dtype, made once per step and dtype.
+
+        numpy casts a Python float to the array's dtype before an operation (NEP 50), so the results are those of
+        the Python floats, bit for bit; but an in-place operation takes a scalar of the array's dtype about twice
+        as fast, which counts for the small arrays of biases. Made again whenever the step or the learning rate
+        changes, so nothing a user sets between steps is missed."""
+        cached = self._numbers
+        if cached and cached[1] == step and cached[2] == lr and (cached[0] is dtype or cached[0] == dtype):
+            return cached[3]
+        numbers = tuple(dtype.type(x) for x in self._step_numbers(step, lr))
+        self._numbers = (dtype, step, lr, numbers)
+        return numbers
+
+    def _step_numbers(self, step: int, lr: float) -> tuple[float, ...]:
+        """The Python floats `_update` needs at this step (its hyperparameters, read at every step)."""
+        raise NotImplementedError
 
     def _scratch(self, like: np.ndarray, which: int) -> np.ndarray:
-        """Scratch array `which` (0 or 1) of `like`'s shape and dtype: a view of a buffer the optimizer keeps for
-        its largest variable, so a step allocates nothing for its intermediates."""
-        key = (like.dtype, which)
-        buffer = self._buffers.get(key)
-        if buffer is None or buffer.size < like.size:
-            buffer = self._buffers[key] = np.empty(like.size, like.dtype)
-        return buffer[: like.size].reshape(like.shape)
+        """Scratch array `which` (0 or 1 in `_update`, 2 for the weight decay) of `like`'s shape and dtype: a view
+        of a buffer the optimizer keeps for its largest update, so a step allocates nothing for its intermediates
+        (the views are kept too)."""
+        key = (like.shape, like.dtype, which)
+        view = self._views.get(key)
+        if view is None:
+            buffer = self._buffers.get((like.dtype, which))
+            if buffer is None or buffer.size < like.size:
+                buffer = self._buffers[(like.dtype, which)] = np.empty(like.size, like.dtype)
+                self._views = {}  # views of the smaller buffer it replaces
+            view = self._views[key] = buffer[: like.size].reshape(like.shape)
+        return view
 
     def _before_step(self, step: int) -> None:
         """State shared by all variables, updated once per step (Nadam's momentum schedule)."""
@@ -279,8 +400,10 @@ class Optimizer:
             value = loss
         return self.apply_gradients(zip(tape.gradient(value, var_list), var_list))
 
-    def _update(self, value: np.ndarray, grad: np.ndarray, slots: dict, step: int, lr: float, out: np.ndarray) -> None:
-        """Write the updated value into `out` (which may be `value` itself), updating the slots in place."""
+    def _update(self, grad: np.ndarray, slots: dict, numbers: tuple) -> tuple[Any, np.ndarray]:
+        """Update the slots in place and give (np.subtract or np.add, delta): the new value is combine(value, delta).
+        `numbers` are those of `_step_numbers`, as scalars of the gradient's dtype. The value is not an argument:
+        the rule may run on several variables' gradients end to end (`_group_step`)."""
         raise NotImplementedError
 
     @property
@@ -300,6 +423,34 @@ class Optimizer:
         return f"{type(self).__name__}({args})"
 
 
+class _Group:
+    """Variables whose slots live end to end in one array per slot name, and a buffer for their gradients."""
+
+    def __init__(self, variables: list[Variable], grads: list[np.ndarray], slots: list[dict]) -> None:
+        # a variable's constraint is given when it is made (`constraint=`, or add_weight's), never after
+        self.constrained = [constraints.of(v) is not None for v in variables]
+        self.parts, start = [], 0  # (start, end, shape) of each variable in the arrays
+        for g in grads:
+            self.parts.append((start, start + g.size, g.shape))
+            start += g.size
+        self.slots = {name: np.concatenate([s[name].ravel() for s in slots]) for name in slots[0]}
+        self.views = [{name: a[p[0] : p[1]].reshape(p[2]) for name, a in self.slots.items()} for p in self.parts]
+        self.grad = np.empty(start, grads[0].dtype)
+        self._split: tuple = (None, [])  # the last array `split` cut, and its pieces
+
+    def split(self, flat: np.ndarray) -> list[np.ndarray]:
+        """`flat` (one number per element of the group) cut into the variables' shapes: views, kept while the
+        rule gives the same array (a scratch array or a slot, the same from step to step)."""
+        if self._split[0] is not flat:
+            self._split = (flat, [flat[start:end].reshape(shape) for start, end, shape in self.parts])
+        return self._split[1]
+
+    def fits(self, grads: list[np.ndarray]) -> bool:
+        """Whether the variables (their gradients here) still have the shapes and dtype the group was made for."""
+        dtype = self.grad.dtype
+        return all(g.shape == p[2] and g.dtype == dtype for g, p in zip(grads, self.parts))
+
+
 class SGD(Optimizer):
     """w -= lr * g; with momentum: v = momentum * v - lr * g, w += v (Nesterov: w += momentum * v - lr * g)."""
 
@@ -312,20 +463,22 @@ class SGD(Optimizer):
         self.momentum, self.nesterov = momentum, nesterov
         self._slot_names = ("momentum",) if momentum else ()
 
-    def _update(self, value, grad, slots, step, lr, out):
-        scaled = np.multiply(grad, lr, out=self._scratch(value, 0))  # lr * g
+    def _step_numbers(self, step, lr):
+        return lr, self.momentum
+
+    def _update(self, grad, slots, numbers):
+        lr, momentum = numbers
+        scaled = np.multiply(grad, lr, out=self._scratch(grad, 0))  # lr * g
         if not self.momentum:
-            np.subtract(value, scaled, out=out)
-            return
+            return np.subtract, scaled
         velocity = slots["momentum"]
-        velocity *= self.momentum
+        velocity *= momentum
         velocity -= scaled
         if self.nesterov:
-            ahead = np.multiply(velocity, self.momentum, out=self._scratch(value, 1))
+            ahead = np.multiply(velocity, momentum, out=self._scratch(grad, 1))
             ahead -= scaled
-            np.add(value, ahead, out=out)
-        else:
-            np.add(value, velocity, out=out)
+            return np.add, ahead
+        return np.add, velocity
 
 
 class Adam(Optimizer):
@@ -350,24 +503,28 @@ class Adam(Optimizer):
         self.beta_1, self.beta_2, self.epsilon, self.amsgrad = beta_1, beta_2, epsilon, amsgrad
         self._slot_names = ("m", "v", "v_hat") if amsgrad else ("m", "v")
 
-    def _update(self, value, grad, slots, step, lr, out):
+    def _step_numbers(self, step, lr):
         b1, b2 = self.beta_1, self.beta_2
+        # the bias correction folded into the step, computed in Python floats (math.sqrt, not np.sqrt, whose
+        # float64 scalar would turn the float32 product into float64), then a scalar of the variable's dtype
+        step_size = lr * math.sqrt(1 - b2**step) / (1 - b1**step)
+        return b1, 1 - b1, b2, 1 - b2, step_size, self.epsilon
+
+    def _update(self, grad, slots, numbers):
+        b1, one_minus_b1, b2, one_minus_b2, step_size, epsilon = numbers
         m, v = slots["m"], slots["v"]
-        work, other = self._scratch(value, 0), self._scratch(value, 1)
+        work, other = self._scratch(grad, 0), self._scratch(grad, 1)
         m *= b1
-        m += np.multiply(grad, 1 - b1, out=work)
+        m += np.multiply(grad, one_minus_b1, out=work)
         v *= b2
         np.square(grad, out=work)
-        v += np.multiply(work, 1 - b2, out=work)
+        v += np.multiply(work, one_minus_b2, out=work)
         if self.amsgrad:  # AMSGrad (Reddi et al. 2018): divide by the largest v so far, so steps never grow
             v = np.maximum(slots["v_hat"], v, out=slots["v_hat"])
-        # the bias correction folded into the step, a Python float: numpy's float64 scalar (np.sqrt of a float)
-        # would turn the float32 product below into float64
-        step_size = lr * math.sqrt(1 - b2**step) / (1 - b1**step)
         denominator = np.sqrt(v, out=work)
-        denominator += self.epsilon
+        denominator += epsilon
         np.multiply(m, step_size, out=other)
-        np.subtract(value, np.divide(other, denominator, out=other), out=out)
+        return np.subtract, np.divide(other, denominator, out=other)
 
 
 class AdamW(Adam):
@@ -413,25 +570,29 @@ class RMSprop(Optimizer):
         if centered:
             self._slot_names = ("rms", "momentum", "average_gradient")
 
-    def _update(self, value, grad, slots, step, lr, out):
-        rho, rms = self.rho, slots["rms"]
-        work, other = self._scratch(value, 0), self._scratch(value, 1)
+    def _step_numbers(self, step, lr):
+        return self.rho, 1 - self.rho, self.epsilon, lr, self.momentum
+
+    def _update(self, grad, slots, numbers):
+        rho, one_minus_rho, epsilon, lr, momentum = numbers
+        rms = slots["rms"]
+        work, other = self._scratch(grad, 0), self._scratch(grad, 1)
         rms *= rho
-        np.multiply(grad, 1 - rho, out=work)
+        np.multiply(grad, one_minus_rho, out=work)
         rms += np.multiply(work, grad, out=work)
-        denominator = np.add(rms, self.epsilon, out=work)  # Keras 3 (and tf.keras >= 2.11): eps inside the sqrt
+        denominator = np.add(rms, epsilon, out=work)  # Keras 3 (and tf.keras >= 2.11): eps inside the sqrt
         if self.centered:  # divide by an estimate of the variance of g, not of its second moment
             average = slots["average_gradient"]
             average *= rho
-            average += np.multiply(grad, 1 - rho, out=other)
+            average += np.multiply(grad, one_minus_rho, out=other)
             denominator -= np.square(average, out=other)
         np.sqrt(denominator, out=denominator)
         step_ = np.divide(np.multiply(grad, lr, out=other), denominator, out=other)
         if self.momentum:
             step_ = slots["momentum"]
-            step_ *= self.momentum
+            step_ *= momentum
             step_ += other
-        np.subtract(value, step_, out=out)
+        return np.subtract, step_
 
 
 class Nadam(Optimizer):
@@ -458,21 +619,26 @@ class Nadam(Optimizer):
     def _before_step(self, step: int) -> None:
         self.u_product *= self._u(step)
 
-    def _update(self, value, grad, slots, step, lr, out):
-        u_t, u_next = self._u(step), self._u(step + 1)
+    def _step_numbers(self, step, lr):
+        u_t, u_next, product = self._u(step), self._u(step + 1), self.u_product
+        return (1 - self.beta_1, 1 - self.beta_2, u_next, 1 - product * u_next, 1 - u_t, 1 - product,
+                1 - self.beta_2**step, self.epsilon, lr)  # fmt: skip
+
+    def _update(self, grad, slots, numbers):
+        one_minus_b1, one_minus_b2, u_next, m_scale, one_minus_u_t, g_scale, v_scale, epsilon, lr = numbers
         m, v = slots["m"], slots["v"]
-        work, other = self._scratch(value, 0), self._scratch(value, 1)
-        _move_toward(m, grad, 1 - self.beta_1, work)
-        _move_toward(v, np.square(grad, out=other), 1 - self.beta_2, work)
+        work, other = self._scratch(grad, 0), self._scratch(grad, 1)
+        _move_toward(m, grad, one_minus_b1, work)
+        _move_toward(v, np.square(grad, out=other), one_minus_b2, work)
         m_hat = np.multiply(m, u_next, out=work)
-        m_hat /= 1 - self.u_product * u_next
-        np.multiply(grad, 1 - u_t, out=other)
-        m_hat += np.divide(other, 1 - self.u_product, out=other)
-        denominator = np.divide(v, 1 - self.beta_2**step, out=other)  # v_hat
+        m_hat /= m_scale
+        np.multiply(grad, one_minus_u_t, out=other)
+        m_hat += np.divide(other, g_scale, out=other)
+        denominator = np.divide(v, v_scale, out=other)  # v_hat
         np.sqrt(denominator, out=denominator)
-        denominator += self.epsilon
+        denominator += epsilon
         m_hat *= lr
-        np.subtract(value, np.divide(m_hat, denominator, out=work), out=out)
+        return np.subtract, np.divide(m_hat, denominator, out=work)
 
 
 class Adagrad(Optimizer):
@@ -494,12 +660,16 @@ class Adagrad(Optimizer):
     def _new_slots(self, value: np.ndarray) -> dict[str, np.ndarray]:
         return {"accumulator": np.full_like(value, self.initial_accumulator_value)}
 
-    def _update(self, value, grad, slots, step, lr, out):
-        work, other = self._scratch(value, 0), self._scratch(value, 1)
+    def _step_numbers(self, step, lr):
+        return self.epsilon, lr
+
+    def _update(self, grad, slots, numbers):
+        epsilon, lr = numbers
+        work, other = self._scratch(grad, 0), self._scratch(grad, 1)
         accumulator = slots["accumulator"]
         accumulator += np.square(grad, out=work)
-        denominator = np.sqrt(np.add(accumulator, self.epsilon, out=work), out=work)
-        np.subtract(value, np.divide(np.multiply(grad, lr, out=other), denominator, out=other), out=out)
+        denominator = np.sqrt(np.add(accumulator, epsilon, out=work), out=work)
+        return np.subtract, np.divide(np.multiply(grad, lr, out=other), denominator, out=other)
 
 
 class Adamax(Optimizer):
@@ -519,15 +689,19 @@ class Adamax(Optimizer):
         super().__init__(learning_rate, name, **kw)
         self.beta_1, self.beta_2, self.epsilon = beta_1, beta_2, epsilon
 
-    def _update(self, value, grad, slots, step, lr, out):
+    def _step_numbers(self, step, lr):
+        return 1 - self.beta_1, self.beta_2, self.epsilon, 1 - self.beta_1**step, lr
+
+    def _update(self, grad, slots, numbers):
+        one_minus_b1, b2, epsilon, correction, lr = numbers
         m, u = slots["m"], slots["u"]
-        work, other = self._scratch(value, 0), self._scratch(value, 1)
-        _move_toward(m, grad, 1 - self.beta_1, work)
-        u *= self.beta_2
+        work, other = self._scratch(grad, 0), self._scratch(grad, 1)
+        _move_toward(m, grad, one_minus_b1, work)
+        u *= b2
         np.maximum(u, np.abs(grad, out=work), out=u)
-        denominator = np.add(u, self.epsilon, out=work)
-        denominator *= 1 - self.beta_1**step
-        np.subtract(value, np.divide(np.multiply(m, lr, out=other), denominator, out=other), out=out)
+        denominator = np.add(u, epsilon, out=work)
+        denominator *= correction
+        return np.subtract, np.divide(np.multiply(m, lr, out=other), denominator, out=other)
 
 
 class Adadelta(Optimizer):
@@ -541,18 +715,21 @@ class Adadelta(Optimizer):
         super().__init__(learning_rate, name, **kw)
         self.rho, self.epsilon = rho, epsilon
 
-    def _update(self, value, grad, slots, step, lr, out):
-        rho, eps = self.rho, self.epsilon
+    def _step_numbers(self, step, lr):
+        return self.rho, 1 - self.rho, self.epsilon, lr
+
+    def _update(self, grad, slots, numbers):
+        rho, one_minus_rho, eps, lr = numbers
         accumulated, delta_var = slots["accumulated_grad"], slots["accumulated_delta_var"]
-        delta, other = self._scratch(value, 0), self._scratch(value, 1)
+        delta, other = self._scratch(grad, 0), self._scratch(grad, 1)
         accumulated *= rho
-        accumulated += np.multiply(np.square(grad, out=other), 1 - rho, out=other)
+        accumulated += np.multiply(np.square(grad, out=other), one_minus_rho, out=other)
         np.negative(np.sqrt(np.add(delta_var, eps, out=delta), out=delta), out=delta)
         delta *= grad
         delta /= np.sqrt(np.add(accumulated, eps, out=other), out=other)
         delta_var *= rho
-        delta_var += np.multiply(np.square(delta, out=other), 1 - rho, out=other)
-        np.add(value, np.multiply(delta, lr, out=delta), out=out)
+        delta_var += np.multiply(np.square(delta, out=other), one_minus_rho, out=other)
+        return np.add, np.multiply(delta, lr, out=delta)
 
 
 def _move_toward(average: np.ndarray, target: np.ndarray, rate: float, work: np.ndarray) -> None:

@@ -180,3 +180,62 @@ def test_adam_in_float32_is_within_float32_rounding_of_the_old_float64_step():
         value = (value - step_size * m / (np.sqrt(v) + 1e-7)).astype(np.float32)
         optimizer.apply_gradients([(mt.constant(g), w)])
         np.testing.assert_allclose(w.numpy(), value, rtol=0, atol=4 * np.spacing(np.abs(value)).max())
+
+
+@pytest.mark.parametrize("make, rule", CASES, ids=lambda c: getattr(c, "__name__", ""))
+def test_an_update_of_many_variables_at_once_equals_the_update_one_variable_at_a_time(make, rule, monkeypatch):
+    """The first update makes the variables' slots end to end, and later updates of the same variables run the
+    rule once over all of them; a step on a subset (the per-variable path, on views of those slots) between
+    them, a 0-d variable, and the weight decay included: the same numbers, bit for bit."""
+    rng = np.random.default_rng(11)
+    shapes = [(4, 3), (3,), (), (2, 5)]
+    start = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    pick = [[0, 1, 2, 3], [0, 1, 2, 3], [1, 3], [0, 1, 2, 3], [3, 0]]  # steps on all, a subset, another order
+    grads = [[rng.standard_normal(shapes[i]).astype(np.float32) for i in p] for p in pick]
+    results = []
+    for together in (True, False):
+        variables, optimizer = [mt.Variable(v) for v in start], make()
+        if not together:
+            monkeypatch.setattr(optimizer, "_group_of", lambda variables, grads: None)
+        for p, g in zip(pick, grads):
+            optimizer.apply_gradients(zip([mt.constant(x) for x in g], [variables[i] for i in p]))
+        results.append([v.numpy() for v in variables] + [np.array(a) for a in optimizer.variables])
+    assert len(results[0]) == len(results[1])
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(results[0][0], start[0])
+
+
+def test_variables_updated_together_are_still_written_in_place():
+    variables = [mt.Variable(np.ones((4, 3), np.float32)), mt.Variable(np.ones(3, np.float32))]
+    optimizer = optimizers.Adam(0.1)
+    grads = [mt.constant(np.ones((4, 3), np.float32)), mt.constant(np.ones(3, np.float32))]
+    optimizer.apply_gradients(zip(grads, variables))  # the slots are made here, together
+    arrays = [weakref.ref(v._value) for v in variables]
+    for _ in range(3):
+        optimizer.apply_gradients(zip(grads, variables))
+    assert all(a() is v._value for a, v in zip(arrays, variables))  # no new array per step
+    assert all((v.numpy() < 1).all() for v in variables)
+
+
+def test_a_variable_whose_declared_shape_leaves_a_size_open_is_checked_against_its_shape_now():
+    w = mt.Variable([1.0, 2.0], shape=[None])
+    optimizer = optimizers.SGD(0.5)
+    optimizer.apply_gradients([(mt.constant([2.0, 2.0]), w)])
+    w.assign([1.0, 2.0, 3.0])  # the declared shape [None] takes a longer value
+    optimizer.apply_gradients([(mt.constant([2.0, 2.0, 2.0]), w)])
+    np.testing.assert_array_equal(w.numpy(), [0.0, 1.0, 2.0])
+    with pytest.raises(
+        ValueError, match=r"the gradient for Variable:0 has shape \(2,\), but the variable has shape \(3,\)"
+    ):
+        optimizer.apply_gradients([(mt.constant([2.0, 2.0]), w)])
+
+
+def test_variables_updated_together_keep_their_own_constraints():
+    capped = mt.Variable([0.5, 0.5], constraint=lambda w: mt.clip_by_value(w, 0.0, 0.6))
+    free = mt.Variable([0.5, 0.5])
+    optimizer = optimizers.SGD(0.1)
+    for _ in range(3):  # the first update makes the group; the later ones run the rule over both at once
+        optimizer.apply_gradients(zip([mt.constant([-1.0, 1.0])] * 2, [capped, free]))
+    np.testing.assert_allclose(capped.numpy(), [0.6, 0.2], rtol=1e-6)
+    np.testing.assert_allclose(free.numpy(), [0.8, 0.2], rtol=1e-6)

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from minitape import name_scope
+from minitape.engine import context
 from minitape.engine.tensor import Tensor
 from minitape.engine.variables import Variable
 from minitape.keras import backend, constraints, initializers, regularizers, symbolic
@@ -270,17 +270,22 @@ class Layer(Module):
                 found.append(module)
         return found
 
-    def _tracked(self) -> Iterator[Any]:
-        """Modules and Variables among the attributes, in assignment order, looking inside lists, tuples and dicts."""
-        stack = [v for k, v in reversed(vars(self).items()) if k not in _BOOKKEEPING]
+    def _tracked(self) -> list[Any]:
+        """Modules and Variables among the attributes, in assignment order, looking inside lists, tuples and dicts.
+
+        Walked again at every call (`trainable_variables` in each training step), so nothing a user assigns or
+        appends is missed: the numbers and strings of a layer's settings are passed over first."""
+        found = []
+        stack = [v for k, v in reversed(vars(self).items()) if type(v) not in _LEAVES and k not in _BOOKKEEPING]
         while stack:
             value = stack.pop()
             if isinstance(value, (Module, Variable)):
-                yield value
+                found.append(value)
             elif isinstance(value, (list, tuple)):
                 stack.extend(reversed(value))
             elif isinstance(value, dict):
                 stack.extend(reversed(list(value.values())))
+        return found
 
     def _variables(self, want_trainable: bool | None) -> list[Variable]:
         """The variables in Keras 3's order, kept if their trainability (the layers' and their own) is wanted."""
@@ -305,15 +310,20 @@ class Layer(Module):
     def _own_and_sublayers(self) -> tuple[list[Variable], list[Layer]]:
         """This layer's own variables (not its sublayers'), trainable ones first, each group in creation order,
         as Keras 3 lists them for the layer (and writes them to a `.weights.h5` file); and its sublayers."""
-        own: list[Variable] = []
+        own: dict[int, Variable] = {}  # by id: `self.kernel = self.add_weight(...)` is tracked twice
         sublayers: list[Layer] = []
         for item in self._tracked():
             if isinstance(item, Layer):
                 sublayers.append(item)
-            else:
-                own.extend((item,) if isinstance(item, Variable) else item.variables)  # a Variable or a Module
-        own = list({id(v): v for v in own}.values())  # `self.kernel = self.add_weight(...)` is tracked twice
-        return [v for v in own if v.trainable] + [v for v in own if not v.trainable], sublayers
+            elif isinstance(item, Variable):
+                own.setdefault(id(item), item)
+            else:  # a Module: its variables
+                for v in item.variables:
+                    own.setdefault(id(v), v)
+        frozen = [v for v in own.values() if not v.trainable]
+        if not frozen:
+            return list(own.values()), sublayers
+        return [v for v in own.values() if v.trainable] + frozen, sublayers
 
     @property
     def variables(self) -> list[Variable]:
@@ -396,21 +406,26 @@ class Layer(Module):
         if state.depth == 0 and state.loss_owners:  # an outermost call forgets the losses of the previous one
             backend.clear_call_losses(self)
         state.depth += 1
+        # mt.name_scope(self.name), opened inline for the same reason
+        scopes = context.state
+        outer = scopes.scope
+        name = self._name
+        scopes.scope = name[:-1] if name.endswith("/") or not name else f"{outer}/{name}" if outer else name
         try:
-            with name_scope(self.name):
-                if isinstance(inputs, TensorLike):
-                    self.check_input(tuple(inputs.shape))
-                if not self.built:
-                    self._build_from_call(_shape_of(inputs))
-                    self.built = True
-                state.stack.append(bool(training))
-                try:
-                    outputs = self.call(inputs, *args, **kwargs)
-                finally:
-                    state.stack.pop()
-                if self.activity_regularizer is not None:
-                    self._add_activity_penalty(outputs)
+            if isinstance(inputs, TensorLike):
+                self.check_input(tuple(inputs.shape))
+            if not self.built:
+                self._build_from_call(_shape_of(inputs))
+                self.built = True
+            state.stack.append(bool(training))
+            try:
+                outputs = self.call(inputs, *args, **kwargs)
+            finally:
+                state.stack.pop()
+            if self.activity_regularizer is not None:
+                self._add_activity_penalty(outputs)
         finally:
+            scopes.scope = outer
             state.depth -= 1
         if isinstance(outputs, TensorLike):
             self._output_shape = (None, *tuple(outputs.shape)[1:])
@@ -446,6 +461,8 @@ class Layer(Module):
     def compute_output_shape(self, input_shape: tuple) -> tuple:
         raise NotImplementedError(f"{type(self).__name__} does not compute output shapes without a call")
 
+
+_LEAVES = frozenset({str, int, float, bool, type(None)})  # attribute values that hold nothing to track
 
 # Layer attributes that hold no weights or sublayers of their own (or only ones found elsewhere): not walked
 _BOOKKEEPING = frozenset(
