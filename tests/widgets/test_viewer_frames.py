@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -125,7 +126,7 @@ def test_no_dead_fields_and_no_private_reach():
     assert "final" not in steps.Contribution.__dataclass_fields__  # was computed and never read
     from minitape.widgets import forward_steps
 
-    text = open(forward_steps.__file__, encoding="utf-8").read()
+    text = Path(forward_steps.__file__).read_text(encoding="utf-8")
     assert not re.findall(r"\b(?:builder|steps)\._\w", text) and "_Builder" not in text
 
 
