@@ -20,30 +20,12 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import numpy as np  # noqa: E402
+from lesson08_model import DigitsCNN  # noqa: E402  (beside this script)
 
 import minitape as mt  # noqa: E402
 from minitape import keras  # noqa: E402
 
 BATCH, STEPS = 32, 10
-
-
-class DigitsCNN(keras.Model):
-    """Lesson 08's model."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.conv1 = keras.layers.Conv2D(8, 3, padding="same", activation="relu")
-        self.pool1 = keras.layers.MaxPool2D()
-        self.conv2 = keras.layers.Conv2D(16, 3, padding="same", activation="relu")
-        self.pool2 = keras.layers.MaxPool2D()
-        self.flatten = keras.layers.Flatten()
-        self.hidden = keras.layers.Dense(64, activation="relu")
-        self.logits = keras.layers.Dense(10)
-
-    def call(self, x, training=False):
-        x = self.pool1(self.conv1(x))
-        x = self.pool2(self.conv2(x))
-        return self.logits(self.hidden(self.flatten(x)))
 
 
 def trainer(traced: bool, x: np.ndarray, y: np.ndarray):

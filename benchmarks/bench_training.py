@@ -45,6 +45,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = str(ARGS.threads)
 
 import numpy as np  # noqa: E402
+from lesson08_model import DigitsCNN  # noqa: E402  (beside this script)
 
 import minitape as mt  # noqa: E402
 
@@ -297,26 +298,6 @@ def _verdict(met: bool) -> str:
 
 
 # ---- (b) lesson 08's digits CNN ------------------------------------------------------------------
-class DigitsCNN(mt.keras.Model):
-    """Lesson 08's model, layer for layer."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        layers = mt.keras.layers
-        self.conv1 = layers.Conv2D(8, 3, padding="same", activation="relu")
-        self.pool1 = layers.MaxPool2D()
-        self.conv2 = layers.Conv2D(16, 3, padding="same", activation="relu")
-        self.pool2 = layers.MaxPool2D()
-        self.flatten = layers.Flatten()
-        self.hidden = layers.Dense(64, activation="relu")
-        self.logits = layers.Dense(10)
-
-    def call(self, x, training=False):
-        x = self.pool1(self.conv1(x))
-        x = self.pool2(self.conv2(x))
-        return self.logits(self.hidden(self.flatten(x)))
-
-
 def mt_digits(x: np.ndarray, y: np.ndarray, use_fit: bool) -> Callable[[], int]:
     """One epoch per turn of lesson 08's `fit` cell (shuffle=False) or of its hand-written loop."""
     mt.keras.utils.set_random_seed(0)

@@ -2,11 +2,18 @@
 slot: Adam's m and v, SGD's momentum, ...) and the weights are those of N eager steps, bit for bit; and what a user
 changes between steps (the learning rate assigned, a schedule, the clipping) is used by the next replay."""
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import minitape as mt
 from minitape import keras
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from test_tracing_and_replay import lesson08_train_step  # noqa: E402
 
 OPTIMIZERS = {
     "adam": lambda: keras.optimizers.Adam(0.01),
@@ -26,15 +33,7 @@ def _train(make_optimizer, wrap, steps=7, between=None):
     model = keras.Sequential([keras.Input((6,)), keras.layers.Dense(5, activation="relu"), keras.layers.Dense(3)])
     optimizer = make_optimizer()
     loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-
-    def train_step(x, y):
-        with mt.GradientTape() as tape:
-            loss = loss_fn(y, model(x, training=True))
-        gradients = tape.gradient(loss, model.trainable_variables)
-        optimizer.apply_gradients(zip(gradients, model.trainable_variables))
-        return loss
-
-    step = wrap(train_step)
+    step = wrap(lesson08_train_step(model, optimizer, loss_fn))
     rng = np.random.default_rng(1)
     x, y = rng.normal(size=(steps * 8, 6)).astype("float32"), rng.integers(0, 3, steps * 8)
     losses = []

@@ -249,11 +249,8 @@ def test_get_concrete_function_traces_without_changing_variables():
     )
 
 
-def _lesson08_style_training(wrap):
-    keras.utils.set_random_seed(0)
-    model = keras.Sequential([keras.Input((20,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dense(10)])
-    optimizer = keras.optimizers.Adam(0.01)
-    loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+def lesson08_train_step(model, optimizer, loss_fn):
+    """Lesson 08's hand-written train step for `model`, returning the loss tensor."""
 
     def train_step(x, y):
         with mt.GradientTape() as tape:
@@ -262,7 +259,15 @@ def _lesson08_style_training(wrap):
         optimizer.apply_gradients(zip(gradients, model.trainable_variables))
         return loss
 
-    step = wrap(train_step)
+    return train_step
+
+
+def _lesson08_style_training(wrap):
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential([keras.Input((20,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dense(10)])
+    optimizer = keras.optimizers.Adam(0.01)
+    loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    step = wrap(lesson08_train_step(model, optimizer, loss_fn))
     rng = np.random.default_rng(0)
     x, y = rng.normal(size=(96, 20)).astype("float32"), rng.integers(0, 10, 96)
     losses = [step(x[s : s + 32], y[s : s + 32]).numpy() for _ in range(3) for s in range(0, 96, 32)]

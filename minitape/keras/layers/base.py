@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 
 from minitape import name_scope
-from minitape.engine import context
 from minitape.engine.tensor import Tensor
 from minitape.engine.variables import Variable
 from minitape.keras import backend, constraints, initializers, regularizers, symbolic
@@ -406,26 +405,21 @@ class Layer(Module):
         if state.depth == 0 and state.loss_owners:  # an outermost call forgets the losses of the previous one
             backend.clear_call_losses(self)
         state.depth += 1
-        # mt.name_scope(self.name), opened inline for the same reason
-        scopes = context.state
-        outer = scopes.scope
-        name = self._name
-        scopes.scope = name[:-1] if name.endswith("/") or not name else f"{outer}/{name}" if outer else name
         try:
-            if isinstance(inputs, TensorLike):
-                self.check_input(tuple(inputs.shape))
-            if not self.built:
-                self._build_from_call(_shape_of(inputs))
-                self.built = True
-            state.stack.append(bool(training))
-            try:
-                outputs = self.call(inputs, *args, **kwargs)
-            finally:
-                state.stack.pop()
-            if self.activity_regularizer is not None:
-                self._add_activity_penalty(outputs)
+            with name_scope(self.name):
+                if isinstance(inputs, TensorLike):
+                    self.check_input(tuple(inputs.shape))
+                if not self.built:
+                    self._build_from_call(_shape_of(inputs))
+                    self.built = True
+                state.stack.append(bool(training))
+                try:
+                    outputs = self.call(inputs, *args, **kwargs)
+                finally:
+                    state.stack.pop()
+                if self.activity_regularizer is not None:
+                    self._add_activity_penalty(outputs)
         finally:
-            scopes.scope = outer
             state.depth -= 1
         if isinstance(outputs, TensorLike):
             self._output_shape = (None, *tuple(outputs.shape)[1:])
