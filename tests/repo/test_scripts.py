@@ -110,14 +110,11 @@ def test_jupyterlab_serves_lesson_00_from_the_repository_root_and_saving_a_copy_
     port = _free_port()
     env = {**os.environ, "MINITAPE_SKIP_SYSTEM_PACKAGES": "1", "MINITAPE_PYTHON": sys.executable}
     env.update(MINITAPE_PORT=str(port), JUPYTER_TOKEN="test-token", JUPYTER_CONFIG_DIR=str(repo_copy.parent / "cfg"))
-    server = subprocess.Popen(
-        ["bash", "scripts/lessons.sh", "--no-browser"],
-        cwd=repo_copy,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    log = repo_copy.parent / "lessons.log"  # a file, not a pipe: nobody reads a pipe while the server runs
+    with log.open("wb") as out:
+        server = subprocess.Popen(
+            ["bash", "scripts/lessons.sh", "--no-browser"], cwd=repo_copy, env=env, stdout=out, stderr=subprocess.STDOUT
+        )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 90
@@ -126,7 +123,7 @@ def test_jupyterlab_serves_lesson_00_from_the_repository_root_and_saving_a_copy_
                 status, _ = _request(f"{base}/api/status?token=test-token")
                 break
             except OSError:
-                assert server.poll() is None, server.stdout.read()
+                assert server.poll() is None, log.read_text()
                 assert time.monotonic() < deadline, "JupyterLab did not start within 90 s"
                 time.sleep(0.5)
         status, page = _request(f"{base}/lab/tree/my-lessons/00_start_here.ipynb?token=test-token")
@@ -430,15 +427,16 @@ def test_stopping_the_script_stops_pip(project: Path, tmp_path: Path) -> None:
     scripts = ROOT / "scripts"
     script = f"source {scripts / 'system_packages.sh'}; source {scripts / 'venv.sh'}; ensure_venv test"
     environment = {"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin", "HOME": str(project)}
-    shell = subprocess.Popen(["bash", "-c", script], cwd=project, env=environment, stderr=subprocess.PIPE, text=True)
     pid_file = project / "pip.pid"
-    deadline = time.monotonic() + 30
-    while not pid_file.exists() or not pid_file.read_text().strip():
-        assert time.monotonic() < deadline and shell.poll() is None, "pip did not start"
-        time.sleep(0.1)
-    pip = int(pid_file.read_text())
-    shell.terminate()
-    assert shell.wait(timeout=10) == 130
+    # the block closes the pipe and waits for the shell, whatever happens inside it
+    with subprocess.Popen(["bash", "-c", script], cwd=project, env=environment, stderr=subprocess.PIPE) as shell:
+        deadline = time.monotonic() + 30
+        while not pid_file.exists() or not pid_file.read_text().strip():
+            assert time.monotonic() < deadline and shell.poll() is None, "pip did not start"
+            time.sleep(0.1)
+        pip = int(pid_file.read_text())
+        shell.terminate()
+        assert shell.wait(timeout=10) == 130
     deadline = time.monotonic() + 10
     while Path(f"/proc/{pip}").exists() and "zombie" not in _state(pip):
         assert time.monotonic() < deadline, "pip goes on after the script stopped"
