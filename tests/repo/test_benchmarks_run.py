@@ -32,6 +32,9 @@ def test_bench_engine_quick_prints_the_three_sections_with_numbers():
     verdict = rf"((met|not met) \({NUMBER}x\)|torch not installed)"  # the bench extra may be missing
     assert re.search(rf"target, minitape per op at or below torch's: {verdict}", chain), chain
     assert re.search(rf"target, minitape within 1.5x of torch: {verdict}", mlp), mlp
+    issue_21 = r" \(the readable engine, issue 21\): "
+    assert re.search(rf"target, minitape per op within 2x of torch's{issue_21}{verdict}", chain), chain
+    assert re.search(rf"target, minitape within 1.3x of torch{issue_21}{verdict}", mlp), mlp
     assert re.search(rf"target, minitape within 3x of the numpy floor: (met|not met) \({NUMBER}x\)", mlp), mlp
     assert re.search(rf"target, mt.function within 1.5x of the numpy floor: (met|not met) \({NUMBER}x\)", mlp), mlp
     first = rf"first-step loss \(same init\): minitape {NUMBER}, mt.function {NUMBER}, numpy {NUMBER}"
@@ -62,6 +65,12 @@ def test_bench_features_prints_the_split_and_the_floor_engine():
     mlp = out[out.index("the MLP step of bench_engine.py by statement") :]
     for row in ("sparse cross-entropy", "tape.gradient (11 records)", "numpy floor, the whole step"):
         assert re.search(rf"^  {re.escape(row)} +{NUMBER}$", mlp, re.M), mlp
+    # each op type of the step whose rule the sweep runs, with how many of it a step has
+    rules = dict(re.findall(rf"^    (\w+) +{NUMBER}  x (\d+)$", mlp, re.M))
+    assert rules == {"Mean": "1", "SparseSoftmaxCrossEntropyWithLogits": "1", "AddV2": "2", "ReadVariableOp": "4",
+                     "MatMul": "2", "Relu": "1"}, mlp  # fmt: skip
+    phases = rf"PyTorch's step \(fastest of \d+\), us: forward {NUMBER}, backward {NUMBER}, update {NUMBER}"
+    assert re.search(phases, mlp) or "PyTorch's step: not installed" in mlp, mlp
 
 
 def _floor_engine():
