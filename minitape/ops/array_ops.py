@@ -22,7 +22,13 @@ def _reshape(a, shape):
     try:
         return a.reshape(shape)
     except ValueError:
-        raise ValueError(f"cannot reshape {a.size} values of shape {a.shape} into shape {tuple(shape)}") from None
+        # TensorFlow's words: with a -1 the other sizes must divide the count, without one they must make it
+        known = int(np.prod([n for n in shape if n != -1]))
+        wants = f"requires a multiple of {known}" if -1 in shape and known else f"has {known}"
+        raise ValueError(
+            f"Input to reshape is a tensor with {a.size} values (shape {a.shape}), but the requested shape "
+            f"{tuple(shape)} {wants}"
+        ) from None
 
 
 reshape_op = defop("Reshape", _reshape, lambda op, g: reshape_op(g, shape=op.input_shapes[0]), keep="nothing")
