@@ -24,8 +24,10 @@ TOP_LEVEL = {
     "distribute": "minitape runs in one process on the CPU; drop the strategy scope",
     "tpu": "minitape runs on the CPU only",
     "IndexedSlices": "the gradient of gather is a dense tensor",
-    "sparse": "tensors are dense numpy arrays: use a dense tensor",
-    "SparseTensor": "tensors are dense numpy arrays: use a dense tensor",
+    **dict.fromkeys(
+        ("sparse", "SparseTensor"),
+        "tensors are dense numpy arrays: build the dense tensor, e.g. mt.scatter_nd(indices, values, dense_shape)",
+    ),
     "RaggedTensor": "tensors are rectangular: pad the rows to one length, e.g. with mt.pad",
     "ragged": "tensors are rectangular: pad the rows to one length, e.g. with mt.pad",
     "TensorArray": "collect the values in a Python list and mt.stack them",

@@ -100,6 +100,7 @@ from minitape.values.convert import as_array as _as_array
 from minitape.values.convert import convert_to_tensor
 from minitape.values.dtypes import as_dtype, int32, int64
 from minitape.values.errors import InvalidArgumentError
+from minitape.values.shape import TensorShape
 from minitape.values.tensor_like import TensorLike
 
 
@@ -245,6 +246,52 @@ def matmul(
 def broadcast_to(input, shape, name=None):
     """Repeat `input` along new or size-1 axes to `shape`; the gradient sums the copies back."""
     return _broadcast_to(input, shape=_as_shape(shape, "broadcast_to"))
+
+
+def _broadcast_dims(x, y, unknown_ok):
+    """The broadcast of two shapes' sizes (None where unknown, if allowed), or None if they do not broadcast."""
+    x, y = list(x), list(y)
+    rank = max(len(x), len(y))
+    x, y = [1] * (rank - len(x)) + x, [1] * (rank - len(y)) + y
+    out = []
+    for a, b in zip(x, y):
+        if unknown_ok and (a is None or b is None):
+            known = b if a is None else a
+            out.append(None if known in (None, 1) else known)  # beside a 1 an unknown size stays unknown
+        elif a != b and 1 not in (a, b):
+            return None
+        else:
+            out.append(b if a == 1 else a)
+    return out
+
+
+def broadcast_static_shape(shape_x, shape_y) -> TensorShape:
+    """The TensorShape two shapes broadcast to, as `x + y` would give it (sizes may be None: not known)."""
+    shape_x, shape_y = TensorShape(shape_x), TensorShape(shape_y)
+    if shape_x.rank is None or shape_y.rank is None:
+        return TensorShape(None)
+    dims = _broadcast_dims(shape_x, shape_y, unknown_ok=True)
+    if dims is None:
+        raise ValueError(
+            "Incompatible shapes for broadcasting. Two shapes are compatible if for each dimension pair they are "
+            f"either equal or one of them is 1. Received: {shape_x} and {shape_y}."
+        )
+    return TensorShape(dims)
+
+
+def broadcast_dynamic_shape(shape_x, shape_y) -> Tensor:
+    """The shape two shapes (1-D integer tensors or lists, as tf.shape gives them) broadcast to, as a tensor."""
+    hint = next((s.dtype for s in (shape_x, shape_y) if isinstance(s, TensorLike)), int32)  # a list takes it
+    x, y = convert_to_tensor(shape_x, dtype_hint=hint), convert_to_tensor(shape_y, dtype_hint=hint)
+    if x.dtype != y.dtype or x.dtype not in (int32, int64) or x.ndim != 1 or y.ndim != 1:
+        raise InvalidArgumentError(
+            f"broadcast_dynamic_shape: the shapes must be 1-D tensors of one integer dtype (int32 or int64), got "
+            f"{x.dtype.name}{list(x.shape)} and {y.dtype.name}{list(y.shape)}; pass mt.shape(a) and mt.shape(b)"
+        )
+    dims = _broadcast_dims(x.numpy().tolist(), y.numpy().tolist(), unknown_ok=False)
+    if dims is None:
+        raise InvalidArgumentError(f"Incompatible shapes: {x.numpy().tolist()} vs. {y.numpy().tolist()}")
+    return Tensor(np.asarray(dims, x.dtype.as_numpy_dtype))
 
 
 def shape(input, out_type=int32, name=None) -> Tensor:

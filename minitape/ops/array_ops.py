@@ -22,7 +22,13 @@ def _reshape(a, shape):
     try:
         return a.reshape(shape)
     except ValueError:
-        raise ValueError(f"cannot reshape {a.size} values of shape {a.shape} into shape {tuple(shape)}") from None
+        # TensorFlow's words: with a -1 the other sizes must divide the count, without one they must make it
+        known = int(np.prod([n for n in shape if n != -1]))
+        wants = f"requires a multiple of {known}" if -1 in shape and known else f"has {known}"
+        raise ValueError(
+            f"Input to reshape is a tensor with {a.size} values (shape {a.shape}), but the requested shape "
+            f"{tuple(shape)} {wants}"
+        ) from None
 
 
 reshape_op = defop("Reshape", _reshape, lambda op, g: reshape_op(g, shape=op.input_shapes[0]), keep="nothing")
@@ -39,7 +45,21 @@ def reshape(tensor, shape, name=None):
     sizes = as_shape(shape, "reshape")
     if any(n < 0 for n in sizes):  # numpy reads any negative size as -1, and several of them as an error
         _check_unknown_sizes(sizes)
+        if 0 in sizes:  # numpy cannot infer a -1 beside a 0 size; TensorFlow can, for an empty tensor
+            sizes = _unknown_beside_zero(sizes, tensor)
     return reshape_op(tensor, shape=sizes)
+
+
+def _unknown_beside_zero(sizes, tensor):
+    """TensorFlow's -1 beside a 0 size, for an empty tensor: its non-zero sizes multiplied, over the other
+    non-zero sizes (an empty (0, 3) tensor reshaped to (-1, 0) is (3, 0)). A tensor with values keeps the -1:
+    no shape with a 0 holds them, and the error says so with the shape as it was asked for."""
+    input_shape = tuple(tensor.shape) if isinstance(tensor, TensorLike) else np.shape(_plain_data(tensor))
+    if 0 not in input_shape:
+        return sizes
+    known = int(np.prod([n for n in sizes if n > 0]))
+    values = int(np.prod([n for n in input_shape if n > 0]))
+    return tuple(values // known if n == -1 else n for n in sizes)
 
 
 def _check_unknown_sizes(sizes):

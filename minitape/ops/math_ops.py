@@ -37,7 +37,13 @@ def _sum_to(a, shape):
 
 def _broadcast_to(a, shape):
     out = np.empty(tuple(shape), a.dtype)  # np.copyto broadcasts as np.broadcast_to does, at a third of its cost
-    np.copyto(out, a)
+    try:
+        np.copyto(out, a)
+    except ValueError:  # numpy's words name its arrays; TensorFlow's name the shapes, then say what fits
+        raise ValueError(
+            f"Incompatible shapes: {list(a.shape)} vs. {list(shape)}: aligned from the right, each size of the "
+            "input must equal the target's or be 1 (new axes go in front); reshape the input to fit"
+        ) from None
     return out
 
 

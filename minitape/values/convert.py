@@ -147,7 +147,7 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None 
         source, value = value, value._array()
     target = as_dtype(dtype) if dtype is not None else _default_dtype(value)
     array = _rectangular(value)
-    if target.is_bool and array.dtype.kind != "b" and not isinstance(value, np.ndarray):  # as TensorFlow: 2 is no bool
+    if target.is_bool and array.dtype.kind != "b" and array.size and not isinstance(value, np.ndarray):  # 2 is no bool
         raise TypeError(f"cannot convert {value!r} to a tensor of dtype bool; compare instead, e.g. x != 0")
     if array.dtype.kind == "f" and target.is_integer and not np.all(np.equal(np.mod(array, 1), 0)):
         raise TypeError(f"cannot convert {value!r} to a tensor of dtype {target.name} without losing the fraction")
@@ -182,7 +182,14 @@ def _traced_copy(result: Tensor, source: Any, shape: Any) -> None:
 
 
 def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, name: str | None = None) -> Tensor:
-    """Return `value` as a Tensor: Tensors pass through, Variables are read, the rest becomes a constant."""
+    """Return `value` as a Tensor: Tensors pass through, Variables are read, the rest becomes a constant.
+
+    `dtype_hint` is taken where the value fits it; a float given an integer hint keeps its own dtype.
+    """
+    return _convert(value, dtype, dtype_hint, strict=False)
+
+
+def _convert(value: Any, dtype: Any, dtype_hint: Any, strict: bool) -> Tensor:
     if isinstance(value, Tensor):
         if dtype is not None and as_dtype(dtype) is not value.dtype:
             raise ValueError(
@@ -197,13 +204,24 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
         packed = _pack(value, _one_dtype(tensors))
         return packed if dtype is None else convert_to_tensor(packed, dtype=dtype)
     if dtype is None and dtype_hint is not None:
-        natural = _default_dtype(value, hinted=True)
-        hint = as_dtype(dtype_hint)
-        if natural.is_floating and not hint.is_floating:
-            raise TypeError(f"cannot convert {value!r} to a tensor of dtype {hint.name}")
-        same_kind = natural.is_integer and hint.is_integer  # a Python int joins an int64 or uint8 tensor, as in TF
-        dtype = hint if natural.is_floating or hint.is_floating or natural == hint or same_kind else None
+        dtype = _hinted_dtype(value, as_dtype(dtype_hint), strict)
     return constant(value, dtype=dtype)
+
+
+def _hinted_dtype(value: Any, hint: DType, strict: bool) -> DType | None:
+    """The dtype a value given a hint takes: the hint where TensorFlow takes it, else None (its own dtype).
+
+    A float with an integer hint keeps its own, as tf.convert_to_tensor(2.5, dtype_hint=tf.int32) does; an op's
+    input (`strict`) is refused instead, as TensorFlow refuses `int_tensor * 2.5`.
+    """
+    natural = _default_dtype(value, hinted=True)
+    empty = isinstance(value, (list, tuple)) and not _rectangular(value).size  # no number: the hint decides
+    if natural.is_floating and not hint.is_floating and not empty:
+        if strict:
+            raise TypeError(f"cannot convert {value!r} to a tensor of dtype {hint.name}")
+        return None
+    same_kind = natural.is_integer and hint.is_integer  # a Python int joins an int64 or uint8 tensor, as in TF
+    return hint if natural.is_floating or hint.is_floating or natural == hint or same_kind or empty else None
 
 
 def _pack(value: Any, dtype: DType) -> Tensor:
@@ -261,7 +279,7 @@ def _convert_arg(op: Any, i: int, arg: Any, args: tuple, joined: tuple | range) 
     try:
         if hint is not None and hint.is_floating and type(arg) in (float, int):
             return number_constant(arg, hint.as_numpy_dtype)
-        return convert_to_tensor(arg, dtype_hint=hint)
+        return _convert(arg, None, hint, strict=True)
     except (TypeError, ValueError, OverflowError) as err:
         raise TypeError(f"{op.name}: input {i}: {err}") from None
 

@@ -49,6 +49,9 @@ class DType:
     def __repr__(self) -> str:
         return f"mt.{self.name}"
 
+    def __str__(self) -> str:  # print(t.dtype) shows what TensorFlow prints; repr stays the name to type
+        return f"<dtype: '{self.name}'>"
+
     def __eq__(self, other: object) -> bool:
         try:
             return as_dtype(other) is self

@@ -34,6 +34,8 @@ TF_2_21_PARAMETERS = {
     "bitwise.left_shift": ("x", "y", "name"),
     "bitwise.right_shift": ("x", "y", "name"),
     "boolean_mask": ("tensor", "mask", "axis", "name"),
+    "broadcast_dynamic_shape": ("shape_x", "shape_y"),
+    "broadcast_static_shape": ("shape_x", "shape_y"),
     "broadcast_to": ("input", "shape", "name"),
     "cast": ("x", "dtype", "name"),
     "clip_by_global_norm": ("t_list", "clip_norm", "use_norm", "name"),
