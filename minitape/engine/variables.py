@@ -137,6 +137,12 @@ class Variable(TensorLike):
                 f"{op_type} on variable {self._name!r}: a value of shape {shape} does not fit the variable's "
                 f"declared shape {self._shape} (None marks a size that may change)"
             )
+        if combine is None:  # TensorFlow's words for assign, then the fix
+            raise ValueError(
+                f"Cannot assign value to variable {self._name!r}: Shape mismatch. The variable shape "
+                f"{self._value.shape}, and the assigned value shape {shape} are incompatible "
+                f"({op_type}: reshape the value, or mt.broadcast_to it)"
+            )
         raise ValueError(
             f"{op_type} on variable {self._name!r}: cannot update a variable of shape {self._value.shape} "
             f"with a value of shape {shape}; shapes must be equal (reshape the value, or mt.broadcast_to it)"

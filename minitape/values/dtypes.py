@@ -49,6 +49,9 @@ class DType:
     def __repr__(self) -> str:
         return f"mt.{self.name}"
 
+    def __str__(self) -> str:
+        return f"<dtype: '{self.name}'>"  # what print(x.dtype) shows in TensorFlow; the repr names it as code
+
     def __eq__(self, other: object) -> bool:
         try:
             return as_dtype(other) is self
