@@ -9,6 +9,8 @@ text and nothing else. What differs, and why:
   what to do instead; the cell's other variables are made as the guide makes them;
 - cell 6's shape mismatch: minitape's message is TensorFlow's sentence (without its stray space and missing one)
   followed by the op and the fix;
+- cell 2's commented-out `tf.debugging.set_log_device_placement(True)` is accepted and logs nothing (there is only
+  the CPU to place ops on);
 - cell 11's `tf.device('GPU:0')`: TensorFlow without a GPU places the product on the CPU and says nothing;
   minitape, which has only the CPU, computes the same product and warns once that there is no GPU.
 """
@@ -31,6 +33,17 @@ def _cell_03_without_the_complex_variable():
     # Variables can be all kinds of types, just like tensors
     bool_variable = tf.Variable([False, False, False, True])
     return my_tensor, my_variable, bool_variable
+
+
+def test_cell_02_device_placement_logging_is_accepted(capsys):
+    # the cell's commented-out line, run: TensorFlow then logs each op's device; minitape has only the CPU
+    tf.debugging.set_log_device_placement(True)
+    try:
+        placed = tf.Variable([1.0]) * 2.0
+    finally:
+        tf.debugging.set_log_device_placement(False)
+    assert placed.device == "/job:localhost/replica:0/task:0/device:CPU:0"  # TensorFlow 2.21's name on a CPU
+    assert capsys.readouterr().out == ""
 
 
 def test_cell_03_variables_of_several_types_and_no_complex_numbers():
