@@ -5,8 +5,8 @@ Cell numbers count the notebook's code cells from 1 (the licence cell). Each tes
 or show against the text TensorFlow 2.21 showed for the same cells (run on a CPU-only machine, 2026-11-28);
 minitape's reprs name themselves `mt.` where TensorFlow's say `tf.`, and `_from_tf` makes that one change to
 TensorFlow's text. What differs, and why:
-- cell 7's softmax: TensorFlow's exp is Eigen's, minitape's numpy's, so two of the six values differ in their
-  last float32 digit; the test compares the numbers to within that;
+- cell 7's softmax: TensorFlow computes it with Eigen's float32 exp, minitape with numpy's, so two of each row's
+  three values differ in their last float32 digit; the test compares the numbers to within that;
 - cells 24 and 25 (SavedModel) and the end of cell 37 (`model.save` to a `.keras` file): minitape saves no
   models, and the tests check that its error names what is missing and what to use instead;
 - the data (cell 27), the quadratic model's start (cell 28), the shuffle (cell 33) and the Keras kernel
@@ -85,8 +85,8 @@ def test_cell_07_softmax():
     shown = tf.nn.softmax(x, axis=-1)
 
     assert re.match(r"<mt.Tensor: shape=\(2, 3\), dtype=float32, numpy=\n", repr(shown))
-    # TensorFlow 2.21 shows [[0.09003057, 0.24472848, 0.6652409], ...] twice; its exp (Eigen's) and numpy's
-    # round the last float32 digit apart, so the values are compared to within a rounding step
+    # TensorFlow 2.21 shows the row [0.09003057, 0.24472848, 0.6652409] twice; its float32 exp (Eigen's) and
+    # numpy's round the last digit apart, so the values are compared to within a rounding step
     np.testing.assert_allclose(shown.numpy(), [[0.09003057, 0.24472848, 0.6652409]] * 2, rtol=2e-7)
     np.testing.assert_allclose(shown.numpy().sum(axis=-1), [1.0, 1.0], rtol=1e-6)
 
