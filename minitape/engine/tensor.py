@@ -57,5 +57,4 @@ class Tensor(TensorLike):
     def __str__(self) -> str:
         if state.tracers and state.tracers[-1].traces(self):  # as in __repr__
             return state.tracers[-1].symbolic_text(self)
-        text = str(self._value) if self._value.ndim else format_value(self._value)
-        return f"mt.Tensor({on_own_line(text)}, shape={self.shape}, dtype={self.dtype.name})"
+        return f"mt.Tensor({on_own_line(str(self._value))}, shape={self.shape}, dtype={self.dtype.name})"

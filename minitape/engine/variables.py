@@ -137,6 +137,12 @@ class Variable(TensorLike):
                 f"{op_type} on variable {self._name!r}: a value of shape {shape} does not fit the variable's "
                 f"declared shape {self._shape} (None marks a size that may change)"
             )
+        if combine is None:  # TensorFlow's words for assign, then the fix
+            raise ValueError(
+                f"Cannot assign value to variable {self._name!r}: Shape mismatch. The variable shape "
+                f"{self._value.shape}, and the assigned value shape {shape} are incompatible "
+                f"({op_type}: reshape the value, or mt.broadcast_to it)"
+            )
         raise ValueError(
             f"{op_type} on variable {self._name!r}: cannot update a variable of shape {self._value.shape} "
             f"with a value of shape {shape}; shapes must be equal (reshape the value, or mt.broadcast_to it)"
@@ -152,13 +158,13 @@ class Variable(TensorLike):
 
     def assign(self, value: Any, use_locking: Any = None, name: str | None = None, read_value: bool = True):
         """Replace the value. Not differentiable: the tape sees only reads made after it."""
-        return self._assign(value, "AssignVariableOp")
+        return _handle(self._assign(value, "AssignVariableOp"), read_value)
 
     def assign_add(self, delta: Any, use_locking: Any = None, name: str | None = None, read_value: bool = True):
-        return self._assign(delta, "AssignAddVariableOp", np.add)
+        return _handle(self._assign(delta, "AssignAddVariableOp", np.add), read_value)
 
     def assign_sub(self, delta: Any, use_locking: Any = None, name: str | None = None, read_value: bool = True):
-        return self._assign(delta, "AssignSubVariableOp", np.subtract)
+        return _handle(self._assign(delta, "AssignSubVariableOp", np.subtract), read_value)
 
     def scatter_nd_update(self, indices: Any, updates: Any, name: str | None = None) -> Variable:
         """Write `updates` at `indices` (index tuples, as `mt.tensor_scatter_nd_update` takes them)."""
@@ -219,6 +225,29 @@ class Variable(TensorLike):
         )
 
     __str__ = __repr__
+
+
+class UnreadVariable(Variable):
+    """What `assign`, `assign_add` and `assign_sub` return, as in TensorFlow: a second handle on the same variable,
+    shown as 'UnreadVariable'. It holds no value of its own: each use reads the variable's value at that time."""
+
+    __slots__ = ("_variable",)
+
+    def __init__(self, variable: Variable) -> None:
+        self._variable = variable
+        self._name = "UnreadVariable"
+
+    # the variable's state, read and written through the handle; only the name is the handle's own
+    _value = property(lambda self: self._variable._value, lambda self, value: setattr(self._variable, "_value", value))
+    _id = property(lambda self: self._variable._id)
+    _trainable = property(lambda self: self._variable._trainable)
+    _shape = property(lambda self: self._variable._shape)
+    _constraint = property(lambda self: self._variable._constraint)
+
+
+def _handle(variable: Variable, read_value: bool) -> UnreadVariable | None:
+    """An assign's result: a handle on the variable, or None for `read_value=False` (TensorFlow's eager answers)."""
+    return UnreadVariable(variable) if read_value else None
 
 
 def _declared_shape(shape: Any, actual: tuple) -> TensorShape | None:

@@ -269,9 +269,10 @@ class _Ref:
 
 
 def format_value(value: np.ndarray) -> str:
-    """The value as TensorFlow shows it: `36.0` for a scalar, numpy's repr otherwise."""
+    """The value as TensorFlow's repr shows it: a scalar as the Python number it holds (float32's 27.3 is
+    `27.299999237060547`, as in TensorFlow), an array as numpy's repr."""
     if value.ndim == 0:
-        return str(value[()])
+        return repr(value.item())
     return repr(value)
 
 

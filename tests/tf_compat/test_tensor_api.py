@@ -217,10 +217,13 @@ def test_cast():
 def test_variable_state_and_attributes():
     v = mt.Variable(1.0, name="counter")
     assert v.name == "counter:0" and v.trainable and v.shape == () and v.dtype == mt.float32
-    assert v.assign(3.0) is v
+    handle = v.assign(3.0)  # TensorFlow's eager assign returns a second handle on v, named 'UnreadVariable'
+    assert handle is not v and handle.name == "UnreadVariable" and handle.numpy() == 3.0
     v.assign_add(2.0)
     v.assign_sub(0.5)
-    assert v.numpy() == 4.5
+    assert v.numpy() == 4.5 and handle.numpy() == 4.5  # the handle reads v when it is used
+    handle.assign_add(1.0)
+    assert v.numpy() == 5.5 and v.assign(4.5, read_value=False) is None  # as in TensorFlow
     frozen = mt.Variable(2.0, trainable=False)
     assert not frozen.trainable and frozen.name == "Variable:0"
     w = mt.Variable(mt.random.normal((3, 2)), name="w")
