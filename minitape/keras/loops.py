@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from minitape.engine.tensor import Tensor
 from minitape.function.polymorphic import Function, without_retracing_warning
 from minitape.keras import backend, data_adapter
 from minitape.keras.callbacks import CallbackList, History, Progbar
@@ -44,9 +45,13 @@ def step_function(model: Any, step: Callable, kind: str) -> Callable:
     """`step` (a batch in, logs or outputs out) as the loops call it: itself if the model runs eagerly, else traced
     by `mt.function`, which replays its graph for the next batch of the same shape and dtypes. The batch sizes of
     one fit (and so the traces) are few, so the retracing warning, which TensorFlow would not give, is off."""
+
+    def one_step_on_data(data: Any) -> Any:  # a batch of arrays comes as tensors, as Keras' batches do
+        return step(nest.map_structure(lambda v: Tensor(v) if isinstance(v, np.ndarray) else v, data))
+
     if model.run_eagerly:
-        return step
-    return without_retracing_warning(Function(step, reduce_retracing=True, name=f"one_step_on_data_{kind}"))
+        return one_step_on_data
+    return without_retracing_warning(Function(one_step_on_data, reduce_retracing=True, name=f"{kind}_function"))
 
 
 def _should_validate(epoch: int, validation_freq: Any) -> bool:

@@ -470,8 +470,9 @@ class Model(Layer):
         """The model's outputs for every example of x, as numpy arrays (computed in batches, training=False)."""
         return loops.predict(self, x, batch_size, verbose, steps, callbacks)
 
-    def predict_on_batch(self, x: Any) -> np.ndarray:
-        return backend.to_numpy(self(x, training=False))
+    def predict_on_batch(self, x: Any) -> Any:
+        """The model's outputs for the batch x, as numpy arrays (predict's step function, training=False)."""
+        return nest.map_structure(backend.to_numpy, self.make_predict_function()((x,)))
 
     def train_on_batch(
         self,
@@ -485,12 +486,12 @@ class Model(Layer):
         self._require_compiled("fit")
         if class_weight is not None:
             sample_weight = data_adapter.class_weights(class_weight, y, sample_weight)
-        return self._on_batch(self.train_step, x, y, sample_weight, return_dict)
+        return self._on_batch(self.make_train_function(), x, y, sample_weight, return_dict)
 
     def test_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None, return_dict: bool = False) -> Any:
         """The loss and metrics of one batch, without training (training=False), metrics reset first."""
         self._require_compiled("test_on_batch")
-        return self._on_batch(self.test_step, x, y, sample_weight, return_dict)
+        return self._on_batch(self.make_test_function(), x, y, sample_weight, return_dict)
 
     def _on_batch(self, step: Callable, x: Any, y: Any, sample_weight: Any, return_dict: bool) -> Any:
         """As Keras 3: a dict if asked, else the values in `metrics_names` order (one number if only the loss)."""
