@@ -4,6 +4,7 @@ Training is split as in Keras: `fit` loops over epochs and batches and calls
 `train_step(data)`, which is exactly the hand-written loop a lesson shows:
 forward pass under a GradientTape, loss, `tape.gradient`, `optimizer.apply_gradients`.
 Override `train_step` to customise training and keep `fit`'s loop and progress bar.
+As in Keras, `fit` calls it through `mt.function` (`make_train_function`) unless `run_eagerly`.
 """
 
 from __future__ import annotations

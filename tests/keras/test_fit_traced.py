@@ -321,3 +321,23 @@ def test_bad_labels_in_a_later_batch_are_caught_by_the_replayed_step():
     indices = np.array([[0, 1], [2, 3], [4, 0], [1, 9]])
     with pytest.raises(ValueError, match=r'Embedding ".*": index 9 is out of range \[0, 5\)'):
         embedding.fit(indices, np.zeros((4, 4), np.float32), batch_size=2, shuffle=False, verbose=0)
+
+
+def test_float_of_the_loss_in_a_traced_train_step_is_refused_with_the_fix():
+    class Floats(keras.Sequential):
+        def train_step(self, data):
+            x, y = data
+            with mt.GradientTape() as tape:
+                loss = self.compute_loss(x, y, self(x, training=True))
+            gradients = tape.gradient(loss, self.trainable_variables)
+            self.optimizer.apply_gradients(zip(gradients, self.trainable_variables))
+            return {"loss": float(loss)}
+
+    model = Floats([keras.Input((4,)), keras.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    # TensorFlow 2.21 refuses it when tracing: TypeError: float() argument must be a string or a real number, not
+    # 'SymbolicTensor'. minitape traces on real values and refuses it at the first batch whose loss differs
+    with pytest.raises(RuntimeError, match=r"float\(t\).*has another value.*Keep the tensor instead"):
+        model.fit(X, Y, batch_size=4, verbose=0)
+    model.compile("sgd", "mse", run_eagerly=True)
+    assert len(model.fit(X, Y, batch_size=4, epochs=2, verbose=0).history["loss"]) == 2
