@@ -196,7 +196,7 @@ def _same_training(build, x, y, **fit_args):
         results.append((history.history, model.get_weights(), evaluated, predicted, model))
     (history, weights, evaluated, predicted, _), (history2, weights2, evaluated2, predicted2, traced) = results
     assert history2 == history and evaluated2 == evaluated
-    assert all(np.array_equal(a, b) for a, b in zip(weights2, weights))
+    assert len(weights2) == len(weights) and all(np.array_equal(a, b) for a, b in zip(weights2, weights))
     assert all(np.array_equal(a, b) for a, b in zip(mt.nest.flatten(predicted2), mt.nest.flatten(predicted)))
     assert traced.train_function.experimental_get_tracing_count() >= 1  # it was traced, not run eagerly
     return history
