@@ -341,3 +341,19 @@ def test_float_of_the_loss_in_a_traced_train_step_is_refused_with_the_fix():
         model.fit(X, Y, batch_size=4, verbose=0)
     model.compile("sgd", "mse", run_eagerly=True)
     assert len(model.fit(X, Y, batch_size=4, epochs=2, verbose=0).history["loss"]) == 2
+
+
+@pytest.mark.parametrize("loss", ["categorical_crossentropy", "hinge"])
+def test_losses_and_metrics_that_look_at_the_values_train_bit_for_bit_as_eagerly(loss):
+    rng = np.random.default_rng(6)
+    x = rng.normal(size=(24, 4)).astype(np.float32)
+    y = np.eye(3, dtype=np.float32)[rng.integers(0, 3, 24)]
+    y[12:] = 2 * y[12:] - 1  # hinge: labels 0/1 in the first batch become -1/1 there, and stay -1/1 in the second
+
+    def build():
+        model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3, activation="softmax")])
+        # the crossentropy metric takes the logits behind the softmax, as the loss does (kept_logits.py)
+        model.compile("adam", loss, metrics=["categorical_crossentropy", "binary_crossentropy", "accuracy"])
+        return model
+
+    _same_training(build, x, y, batch_size=12, epochs=2, shuffle=False)
