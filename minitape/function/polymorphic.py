@@ -38,6 +38,22 @@ RETRACING_WARNING = (
 )  # TensorFlow 2.21's words (its double space included), logged when 5 of the last 10 calls traced
 
 
+class _Settings:
+    run_eagerly = False  # tf.config.run_functions_eagerly's switch, for every Function at once
+
+
+_settings = _Settings()
+
+
+def run_functions_eagerly(run_eagerly: bool) -> None:
+    """`tf.config.run_functions_eagerly`: while True, calling a Function runs its Python function (no trace)."""
+    _settings.run_eagerly = bool(run_eagerly)
+
+
+def functions_run_eagerly() -> bool:
+    return _settings.run_eagerly
+
+
 class ConcreteFunction:
     """One traced graph: call it with tensors of the shapes and dtypes it was traced for."""
 
@@ -117,6 +133,8 @@ class Function:
         self._detector = _detector(func)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if _settings.run_eagerly:  # tf.config.run_functions_eagerly(True): the Python function, untraced
+            return self.python_function(*args, **kwargs)
         if self.input_signature is not None:
             args, kwargs = signature.bind(self.input_signature, args, kwargs, self.python_function), {}
         leaves: list = []
@@ -283,10 +301,10 @@ def _input_names(func: Callable, args: tuple, kwargs: dict) -> list[str]:
 class _FrequentTracing:
     """TensorFlow's detector: a warning (at most two per function) when 5 of the last 10 calls traced."""
 
-    def __init__(self) -> None:
+    def __init__(self, warnings_left: int = 2) -> None:
         self.calls_per_tracing: list[int] = []
         self.call_count = 0
-        self.warnings = 0
+        self.warnings = 2 - warnings_left
 
     def called_with_tracing(self, name: str) -> None:
         self.call_count += 1
@@ -314,3 +332,10 @@ def _detector(func: Callable) -> _FrequentTracing:
         return _DETECTORS.setdefault(key, _FrequentTracing())
     except TypeError:  # a callable that takes no weak reference: its own detector each time
         return _FrequentTracing()
+
+
+def without_retracing_warning(function: Function) -> Function:
+    """`function` with a detector of its own that never warns: for a Function that TensorFlow traces once for
+    every batch size (a `None` batch axis) where minitape traces once per size it sees (Keras' step functions)."""
+    function._detector = _FrequentTracing(warnings_left=0)
+    return function

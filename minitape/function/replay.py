@@ -153,11 +153,21 @@ def _refuse_to_retreat(failed: GuardFailedError, no_retreat: dict[int, Any]) -> 
     guard = failed.args[0]
     where = f" at {guard.where[0]}:{guard.where[1]}" if type(guard) is GuardStep and guard.where else ""
     name = getattr(changer.function, "__qualname__", "a Python call")
+    if type(guard) is GuardStep and guard.kind == "value":
+        what, changed, fix = "a Python number taken from a tensor (float(t), int(t))", "has another value", _NUMBER_FIX
+    else:
+        what, changed = "a Python branch on a tensor", "went another way"
+        fix = "Decide the branch before it, or inside the graph with mt.where."
     raise RuntimeError(
-        f"mt.function: a Python branch on a tensor{where} went another way than when the function was traced, "
-        f"after {name} had run in this call; minitape cannot take that call back to trace the other way. "
-        "Decide the branch before it, or inside the graph with mt.where."
+        f"mt.function: {what}{where} {changed} than when the function was traced, "
+        f"after {name} had run in this call; minitape cannot take that call back to trace the other way. {fix}"
     ) from None
+
+
+_NUMBER_FIX = (
+    "Keep the tensor instead (a train_step may return tensors in its logs: fit makes numbers of them), or take "
+    "the number before that call."
+)
 
 
 def _assign(variable: Any, combine: Any, source: np.ndarray) -> None:

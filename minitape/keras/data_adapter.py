@@ -170,6 +170,8 @@ def _array(value: Any, name: str, what: str) -> np.ndarray:
             f"{what}(): {name} must be numbers (one entry per example), not values of dtype {array.dtype}; or pass "
             "a dataset yielding (x, y) batches as x"
         )
+    if array.dtype.kind == "f" and array.dtype != backend.floatx():
+        array = array.astype(backend.floatx())  # as Keras 3's arrays: a step gets float32 (floatx) batches
     return array
 
 

@@ -2,14 +2,23 @@
 
 Each loop calls its callbacks' hooks in Keras 3's order, each with a logs dict: fit calls the train hooks, and the
 test hooks during its validation pass; evaluate the test hooks; predict the predict hooks (logs {'outputs': ...}).
+
+Each loop calls the model's step function (`make_train_function` and friends): its `train_step`, `test_step` or
+`predict_step` wrapped in `mt.function`, as Keras 3 wraps them in `tf.function`, unless the model was compiled with
+`run_eagerly=True`. So a Python side effect in a step (a `print` in `call`) happens when the step is traced, and
+`mt.print` at every step. TensorFlow traces a step once for any batch size (its batch axis is `None`); minitape
+traces on real values, so once per batch shape: a smaller last batch is traced too (see README).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from minitape.engine.tensor import Tensor
+from minitape.function.polymorphic import Function, without_retracing_warning
 from minitape.keras import backend, data_adapter
 from minitape.keras.callbacks import CallbackList, History, Progbar
 from minitape.values import nest
@@ -30,6 +39,19 @@ def numbers(logs: dict) -> dict:
         else:
             flat[key] = float(np.asarray(value).item()) if np.size(value) == 1 else value
     return flat
+
+
+def step_function(model: Any, step: Callable, kind: str) -> Callable:
+    """`step` (a batch in, logs or outputs out) as the loops call it: itself if the model runs eagerly, else traced
+    by `mt.function`, which replays its graph for the next batch of the same shape and dtypes. The batch sizes of
+    one fit (and so the traces) are few, so the retracing warning, which TensorFlow would not give, is off."""
+
+    def one_step_on_data(data: Any) -> Any:  # a batch of arrays comes as tensors, as Keras' batches do
+        return step(nest.map_structure(lambda v: Tensor(v) if isinstance(v, np.ndarray) else v, data))
+
+    if model.run_eagerly:
+        return one_step_on_data
+    return without_retracing_warning(Function(one_step_on_data, reduce_retracing=True, name=f"{kind}_function"))
 
 
 def _should_validate(epoch: int, validation_freq: Any) -> bool:
@@ -61,10 +83,11 @@ def fit(model: Any, x: Any, y: Any, batch_size: Any, epochs: int, verbose: Any, 
         bar = Progbar(iterator.steps, verbose=verbose)
         logs: dict = {}
         seen = 0
+        train_function = model.make_train_function()
         for step, batch in iterator.epoch(epoch):
             seen = step + 1
             hooks.on_train_batch_begin(step)
-            logs = numbers(model.train_step(batch))
+            logs = numbers(train_function(batch))
             hooks.on_train_batch_end(step, logs=logs)
             bar.update(seen, logs)
         if seen == 0:  # a generator used up by an earlier epoch: nothing more to train on
@@ -101,9 +124,10 @@ def test_loop(model: Any, iterator: data_adapter.EpochIterator, verbose: int, ho
     hooks.on_test_begin()
     logs: dict = {}
     step = -1
+    test_function = model.make_test_function()
     for step, batch in iterator.epoch():
         hooks.on_test_batch_begin(step)
-        logs = numbers(model.test_step(batch))
+        logs = numbers(test_function(batch))
         hooks.on_test_batch_end(step, logs=logs)
         bar.update(step + 1, logs)
     bar.target = step + 1
@@ -132,9 +156,10 @@ def predict(model: Any, x: Any, batch_size: Any, verbose: Any, steps: Any, callb
     hooks.on_predict_begin()
     outputs = []
     step = -1
+    predict_function = model.make_predict_function()
     for step, batch in iterator.epoch():
         hooks.on_predict_batch_begin(step)
-        output = nest.map_structure(backend.to_numpy, model.predict_step(batch))
+        output = nest.map_structure(backend.to_numpy, predict_function(batch))
         outputs.append(output)
         hooks.on_predict_batch_end(step, logs={"outputs": output})
         bar.update(step + 1)

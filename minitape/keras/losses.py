@@ -23,6 +23,7 @@ from minitape.ops.api import (
     log,
     maximum,
     minimum,
+    reduce_all,
     reduce_max,
     reduce_mean,
     reduce_sum,
@@ -31,7 +32,8 @@ from minitape.ops.api import (
     square,
 )
 from minitape.ops.composite_ops import divide_no_nan
-from minitape.ops.math_ops import cast
+from minitape.ops.math_ops import cast, equal, logical_or
+from minitape.ops.math_ops import where as select
 from minitape.ops.nn_ops import (
     log_softmax,
     sigmoid_cross_entropy_with_logits,
@@ -238,9 +240,10 @@ def mean_squared_logarithmic_error(y_true: Any, y_pred: Any) -> Any:
 
 
 def _hinge_labels(y_true: Any) -> Any:
-    """Labels of 0 and 1 become -1 and 1, as Keras converts them; labels already -1/1 stay."""
-    values = backend.to_numpy(y_true)
-    return 2.0 * y_true - 1.0 if np.all((values == 0) | (values == 1)) else y_true
+    """Labels of 0 and 1 become -1 and 1, as Keras converts them; labels already -1/1 stay. Chosen by ops (Keras
+    3's ops.cond), so that a traced step decides again for each batch."""
+    binary = reduce_all(logical_or(equal(y_true, 0.0), equal(y_true, 1.0)))
+    return select(binary, 2.0 * y_true - 1.0, y_true)
 
 
 def hinge(y_true: Any, y_pred: Any) -> Any:

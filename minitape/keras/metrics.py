@@ -13,6 +13,7 @@ from minitape.engine.variables import Variable
 from minitape.function.trace import runs_each_call
 from minitape.keras import losses, unsupported
 from minitape.keras.backend import to_numpy
+from minitape.ops.math_ops import cast
 from minitape.values.tensor_like import TensorLike
 
 
@@ -29,7 +30,7 @@ class Metric:
         """A metric keeps its state in Python and numpy: in a traced function it runs again at every call."""
         super().__init_subclass__(**kwargs)
         for name in _STATEFUL:
-            if name in cls.__dict__:
+            if name in cls.__dict__ and not getattr(cls.__dict__[name], "_records_ops", False):
                 setattr(cls, name, runs_each_call(cls.__dict__[name], changes_state=name != "result"))
 
     def __init__(self, name: str | None = None, dtype: Any = None) -> None:
@@ -106,6 +107,16 @@ class Metric:
 
 
 _STATEFUL = ("update_state", "result", "reset_state", "__call__")
+
+
+def _records_ops(method: Any) -> Any:
+    """An update_state that is left out of `runs_each_call`: a traced function records its ops (a loss computed
+    from the step's tensors, where the logits behind a softmax output are still known: kept_logits.py), and
+    only the Python it calls in turn (a metric's count) runs again at every call."""
+    method._records_ops = True
+    return method
+
+
 for _name in _STATEFUL:
     if _name in Metric.__dict__:
         setattr(Metric, _name, runs_each_call(Metric.__dict__[_name], changes_state=_name != "result"))
@@ -177,6 +188,7 @@ class CompileMetrics(Metric):
     def variables(self) -> list[Variable]:
         return [v for metric in self.metrics for v in metric.variables]
 
+    @_records_ops  # each metric's own update_state runs again at every call, or records its ops
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         targets, predictions = (self._ordered(y_true), self._ordered(y_pred)) if self._pairs else ((), ())
         for index, metric in self._pairs:
@@ -311,8 +323,8 @@ class BinaryAccuracy(Metric):
 
 def _floating(values: Any) -> Any:
     """Tensors and arrays of a float dtype as they are; integers and bools as float32."""
-    if isinstance(values, TensorLike) and values.dtype.is_floating:
-        return values
+    if isinstance(values, TensorLike):
+        return values if values.dtype.is_floating else cast(values, "float32")
     array = to_numpy(values)
     return array if array.dtype.kind == "f" else array.astype(np.float32)
 
@@ -324,9 +336,14 @@ class MeanMetricWrapper(Metric):
         self.fn, self.fn_kwargs = fn, kwargs
         super().__init__(name or getattr(fn, "__name__", "metric"), dtype)
 
+    @_records_ops
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         y_true, y_pred = _floating(y_true), _floating(y_pred)  # as Keras casts to the metric's float dtype
-        self._add(to_numpy(self.fn(y_true, y_pred, **self.fn_kwargs)), sample_weight)
+        self._add_values(self.fn(y_true, y_pred, **self.fn_kwargs), sample_weight)
+
+    @runs_each_call(changes_state=True)
+    def _add_values(self, values: Any, sample_weight: Any) -> None:
+        self._add(to_numpy(values), sample_weight)
 
 
 class MeanSquaredError(MeanMetricWrapper):

@@ -4,6 +4,7 @@ Training is split as in Keras: `fit` loops over epochs and batches and calls
 `train_step(data)`, which is exactly the hand-written loop a lesson shows:
 forward pass under a GradientTape, loss, `tape.gradient`, `optimizer.apply_gradients`.
 Override `train_step` to customise training and keep `fit`'s loop and progress bar.
+As in Keras, `fit` calls it through `mt.function` (`make_train_function`) unless `run_eagerly`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from minitape.engine.context import state
 from minitape.engine.tape import GradientTape
 from minitape.keras import backend, compile_utils, data_adapter, loops, model_config, symbolic, unsupported
 from minitape.keras import losses as losses_module
@@ -50,6 +52,10 @@ class Model(Layer):
         self.loss: Any = None
         self._metric_pairs: list = []  # (output index or None, metric), in compile's order
         self.stop_training = False
+        self._run_eagerly = False
+        self.train_function: Callable | None = None  # made by fit, as Keras names it (make_train_function)
+        self.test_function: Callable | None = None
+        self.predict_function: Callable | None = None
         self._graph: symbolic.Graph | None = None
         if inputs is not None or outputs is not None:
             if inputs is None or outputs is None:
@@ -168,11 +174,16 @@ class Model(Layer):
 
         For a model with several outputs, `loss` (and `metrics`) may be a list in output order or a dict by
         output name; a single loss applies to every output, and their (weighted) sum is trained.
+        `run_eagerly=True` runs the steps of fit, evaluate and predict as plain Python (for debugging); by
+        default each is traced once per batch shape with `mt.function` and replayed, as Keras runs them in a
+        `tf.function`.
         """
         unknown = set(kwargs) - {"weighted_metrics", "steps_per_execution", "jit_compile", "auto_scale_loss"}
         if unknown:
             raise TypeError(f"compile: unexpected keyword argument(s) {sorted(unknown)}")
         self.optimizer = optimizers_module.get(optimizer)
+        self._run_eagerly = bool(run_eagerly)
+        self.train_function = self.test_function = self.predict_function = None  # made again for what changed
         self.loss = compile_utils.by_output(
             loss, self, "loss", lambda item: losses_module.for_compile(item) if item is not None else None
         )
@@ -302,7 +313,7 @@ class Model(Layer):
                     continue
                 term = fn(target, prediction) if sample_weight is None else fn(target, prediction, sample_weight)
                 if tracker is not None:  # unweighted by loss_weights, and one count per batch whatever its size:
-                    tracker.update_state(np.asarray(term))  # Keras 3 in fit's tf.function (a batch size of None)
+                    tracker.update_state(term)  # Keras 3 in fit's tf.function (a batch size of None)
                 term = term if weight == 1 else term * weight
                 total = term if total is None else total + term
         elif loss is not None:
@@ -319,10 +330,12 @@ class Model(Layer):
             total = extra_sum if total is None else total + extra_sum
         return total
 
-    def compute_metrics(self, x: Any, y: Any, y_pred: Any, sample_weight: Any = None) -> dict[str, float]:
-        """Update the compiled metrics; every logged number, each metric on its own (loss, output losses, metrics)."""
+    def compute_metrics(self, x: Any, y: Any, y_pred: Any, sample_weight: Any = None) -> dict[str, Any]:
+        """Update the compiled metrics; every logged number, each metric on its own (loss, output losses, metrics):
+        Python floats, or tensors while a step is traced (as Keras 3, whose float() fails on a graph's tensor)."""
         self._compile_metrics.update_state(y, y_pred)
-        return {m.name: float(m.result()) for m in self._logged_metrics()}
+        results = {m.name: m.result() for m in self._logged_metrics()}
+        return results if state.tracers else {name: float(value) for name, value in results.items()}
 
     def _logged_metrics(self) -> list:
         """Each metric that logs a number: the loss, each output's loss, each compiled metric (in compile's order)."""
@@ -338,14 +351,14 @@ class Model(Layer):
         variables = self.trainable_variables
         gradients = tape.gradient(loss, variables)
         self.optimizer.apply_gradients(zip(gradients, variables))
-        self._loss_tracker.update_state(np.asarray(loss), sample_weight=compile_utils.batch_size_of(y_pred))
+        self._loss_tracker.update_state(loss, sample_weight=compile_utils.batch_size_of(y_pred))
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def test_step(self, data: Any) -> dict[str, float]:
         x, y, sample_weight = data_adapter.unpack(data)
         y_pred = self(x, training=False)
         loss = self.compute_loss(x, y, y_pred, sample_weight, training=False)
-        self._loss_tracker.update_state(np.asarray(loss), sample_weight=compile_utils.batch_size_of(y_pred))
+        self._loss_tracker.update_state(loss, sample_weight=compile_utils.batch_size_of(y_pred))
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def reset_metrics(self) -> None:
@@ -356,6 +369,35 @@ class Model(Layer):
         """The model's outputs for one batch (its x; y, if given, is ignored), training=False."""
         x, _, _ = data_adapter.unpack(data)
         return self(x, training=False)
+
+    # ---- the step functions fit, evaluate and predict call -----------------------------------------
+    @property
+    def run_eagerly(self) -> bool:
+        """Whether fit, evaluate and predict run their steps as plain Python: compile(run_eagerly=...) sets it.
+        It is read when a step function is made (the first fit after compile), as in Keras."""
+        return self._run_eagerly
+
+    @run_eagerly.setter
+    def run_eagerly(self, value: bool) -> None:
+        self._run_eagerly = bool(value)
+
+    def make_train_function(self, force: bool = False) -> Callable:
+        """The function fit calls for each batch: `train_step`, traced (loops.step_function) unless run_eagerly."""
+        if self.train_function is None or force:
+            self.train_function = loops.step_function(self, lambda data: self.train_step(data), "train")
+        return self.train_function
+
+    def make_test_function(self, force: bool = False) -> Callable:
+        """The function evaluate (and fit's validation) calls for each batch: `test_step`, traced as above."""
+        if self.test_function is None or force:
+            self.test_function = loops.step_function(self, lambda data: self.test_step(data), "test")
+        return self.test_function
+
+    def make_predict_function(self, force: bool = False) -> Callable:
+        """The function predict calls for each batch: `predict_step`, traced as above."""
+        if self.predict_function is None or force:
+            self.predict_function = loops.step_function(self, lambda data: self.predict_step(data), "predict")
+        return self.predict_function
 
     # ---- loops (minitape/keras/loops.py) -----------------------------------------------------------
     def fit(
@@ -429,8 +471,9 @@ class Model(Layer):
         """The model's outputs for every example of x, as numpy arrays (computed in batches, training=False)."""
         return loops.predict(self, x, batch_size, verbose, steps, callbacks)
 
-    def predict_on_batch(self, x: Any) -> np.ndarray:
-        return backend.to_numpy(self(x, training=False))
+    def predict_on_batch(self, x: Any) -> Any:
+        """The model's outputs for the batch x, as numpy arrays (predict's step function, training=False)."""
+        return nest.map_structure(backend.to_numpy, self.make_predict_function()((x,)))
 
     def train_on_batch(
         self,
@@ -444,12 +487,12 @@ class Model(Layer):
         self._require_compiled("fit")
         if class_weight is not None:
             sample_weight = data_adapter.class_weights(class_weight, y, sample_weight)
-        return self._on_batch(self.train_step, x, y, sample_weight, return_dict)
+        return self._on_batch(self.make_train_function(), x, y, sample_weight, return_dict)
 
     def test_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None, return_dict: bool = False) -> Any:
         """The loss and metrics of one batch, without training (training=False), metrics reset first."""
         self._require_compiled("test_on_batch")
-        return self._on_batch(self.test_step, x, y, sample_weight, return_dict)
+        return self._on_batch(self.make_test_function(), x, y, sample_weight, return_dict)
 
     def _on_batch(self, step: Callable, x: Any, y: Any, sample_weight: Any, return_dict: bool) -> Any:
         """As Keras 3: a dict if asked, else the values in `metrics_names` order (one number if only the loss)."""

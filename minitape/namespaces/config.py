@@ -1,8 +1,8 @@
-"""`mt.config` and `mt.device`: TensorFlow's device settings, as harmless no-ops.
+"""`mt.config` and `mt.device`: TensorFlow's device settings, as harmless no-ops, and `run_functions_eagerly`.
 
 minitape runs every op with numpy on the CPU, in one process, so there is exactly one device. These functions
 exist so that tutorial code which lists GPUs or sets memory growth runs unchanged: the answers describe that one
-CPU, and settings are accepted and ignored. Asking for a GPU warns once, because the code would silently not
+CPU, and device settings are accepted and ignored. Asking for a GPU warns once, because the code would silently not
 be running where its author meant.
 """
 
@@ -14,6 +14,7 @@ import warnings
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
+from minitape.function import polymorphic
 from minitape.namespaces import missing
 
 
@@ -55,11 +56,13 @@ def set_visible_devices(devices: Any, device_type: str | None = None) -> None:
 
 
 def run_functions_eagerly(run_eagerly: bool) -> None:
-    """Accepted and ignored: minitape always runs eagerly (`mt.function` calls the Python function)."""
+    """While True, `mt.function` (and so Keras' fit, evaluate and predict) runs the Python function at every call
+    instead of tracing it and replaying its graph: for debugging with print and `.numpy()`, as in TensorFlow."""
+    polymorphic.run_functions_eagerly(run_eagerly)
 
 
 def functions_run_eagerly() -> bool:
-    return True
+    return polymorphic.functions_run_eagerly()
 
 
 def set_soft_device_placement(enabled: bool) -> None:

@@ -302,7 +302,12 @@ CELLS = [
     receives a batch `(x, y)` and returns the logs, a dict of metric values (`self.metrics` holds the loss tracker
     and, as in Keras 3, the compiled metrics as one metric whose result is a dict). Here the step clips each gradient to a
     norm of at most 1 before the update, a common guard against exploding gradients, and counts its calls to prove
-    that `fit` really used it:
+    that `fit` really used it.
+
+    One thing to know first: `fit` runs the step as a `tf.function` (lesson 11), as Keras does, unless you compile
+    with `run_eagerly=True`. Python code in the step runs only when the step is traced, so a Python counter
+    (`self.steps_run += 1`) would count traces, not steps, and `.numpy()` on a batch raises. A variable's
+    `assign_add` is part of the graph and runs at every step, so the count is kept in an `mt.Variable`:
     """, ko=r"""
     ## 6. `fit`은 그대로, 스텝만 바꾸기: `train_step` 재정의
 
@@ -312,11 +317,17 @@ CELLS = [
     값의 dict를 돌려줍니다(`self.metrics`에는 손실 추적기와, Keras 3처럼 결과가 dict인 지표 하나로 묶인 컴파일된
     지표들이 있습니다). 여기서는 갱신 전에 그래디언트마다 노름이 1을 넘지 않도록 자르고(그래디언트 폭주를 막는
     흔한 방법입니다), `fit`이 정말 이 스텝을 썼는지 보이려고 호출 횟수를 셉니다.
+
+    먼저 알아 둘 점이 있습니다. `fit`은 Keras처럼 스텝을 `tf.function`(11강)으로 실행합니다. `compile`에
+    `run_eagerly=True`를 주면 예외입니다. 스텝 안의 파이썬 코드는 스텝이 트레이스될 때만 실행되므로, 파이썬
+    카운터(`self.steps_run += 1`)는 스텝이 아니라 트레이스 횟수를 세고, 배치에 `.numpy()`를 부르면 오류가 납니다.
+    변수의 `assign_add`는 그래프의 일부라서 스텝마다 실행되므로, 횟수는 `mt.Variable`에 셉니다.
     """),
     volatile("""
-    class ClippedDigitsCNN(DigitsCNN):
-        steps_run = 0
+    steps_run = mt.Variable(0)  # counts at every step, also in the traced step
 
+
+    class ClippedDigitsCNN(DigitsCNN):
         def train_step(self, data):
             x, y = data
             with mt.GradientTape() as tape:
@@ -325,7 +336,7 @@ CELLS = [
             gradients = tape.gradient(loss, self.trainable_variables)
             gradients = [mt.clip_by_norm(g, 1.0) for g in gradients]  # the customisation
             self.optimizer.apply_gradients(zip(gradients, self.trainable_variables))
-            self.steps_run += 1
+            steps_run.assign_add(1)
             for metric in self.metrics:  # the loss tracker, then the compiled metrics (as one, Keras 3's way)
                 if metric.name == "loss":
                     metric.update_state(loss)
@@ -340,10 +351,10 @@ CELLS = [
     clipped_history = clipped.fit(x_train, y_train, batch_size=BATCH, epochs=2, shuffle=False, verbose=0)
 
     batches = -(-len(x_train) // BATCH)
-    print(f"fit called our train_step {clipped.steps_run} times (2 epochs x {batches} batches)")
+    print(f"our train_step ran {int(steps_run)} times (2 epochs x {batches} batches)")
     for epoch, (loss, accuracy) in enumerate(zip(clipped_history.history["loss"], clipped_history.history["accuracy"]), 1):
         print(f"epoch {epoch}: loss {loss:.3f}, accuracy {accuracy:.1%}")
-    assert clipped.steps_run == 2 * batches
+    assert int(steps_run) == 2 * batches
     assert clipped_history.history["loss"][1] < clipped_history.history["loss"][0]
     """),
     md(r"""
@@ -416,7 +427,8 @@ CELLS = [
       optimizer they give the same model.
     - Writing the loop yourself is how you customise training; the tape of a step, grouped by layer, shows what it
       computes.
-    - To customise a step but keep `fit`, override `train_step(self, data)`: `fit` calls it once per batch.
+    - To customise a step but keep `fit`, override `train_step(self, data)`: `fit` runs it once per batch, as a
+      `tf.function` (its Python runs when it is traced; `compile(run_eagerly=True)` runs it as plain Python).
 
     Next: [lesson 9](09_forward_vs_reverse_mode.ipynb), forward mode and why training uses reverse mode.
     """, ko=r"""
@@ -428,7 +440,9 @@ CELLS = [
       모델이 나옵니다.
     - 루프를 직접 쓰는 것이 훈련을 바꾸는 방법입니다. 층별로 묶은 스텝의 테이프가 그것이 무엇을 계산하는지
       보여 줍니다.
-    - 스텝은 바꾸고 `fit`은 그대로 쓰려면 `train_step(self, data)`를 재정의하세요. `fit`이 배치마다 한 번 부릅니다.
+    - 스텝은 바꾸고 `fit`은 그대로 쓰려면 `train_step(self, data)`를 재정의하세요. `fit`이 배치마다 한 번,
+      `tf.function`으로 실행합니다(파이썬 코드는 트레이스될 때 실행되고, `compile(run_eagerly=True)`면 보통의
+      파이썬으로 실행됩니다).
 
     다음: [9강](09_forward_vs_reverse_mode.ipynb), 순방향 모드와 훈련에 역방향 모드를 쓰는 이유.
     """),

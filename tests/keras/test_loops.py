@@ -183,7 +183,7 @@ class FirstValues(keras.Model):
 def test_arrays_with_steps_per_epoch_go_on_and_restart_when_they_run_out_as_keras_3():
     x = np.arange(10, dtype="float32").reshape(10, 1)
     model = FirstValues()
-    model.compile("sgd", "mse")
+    model.compile("sgd", "mse", run_eagerly=True)  # its train_step reads each batch's values in numpy
     # two batches of 5; Keras 3 gives the batches starting at [0, 5, 0, 5, 0, 5] over 3 epochs, warning each time
     with pytest.warns(UserWarning, match="ran out of data after 2 of the 3 steps") as caught:
         history = model.fit(x, x, batch_size=5, epochs=3, steps_per_epoch=3, shuffle=False, verbose=0)

@@ -233,7 +233,8 @@ def test_overriding_train_step_keeps_fit_working():
             return super().train_step(data)
 
     model = Counting([layers.Dense(1)])
-    model.compile("sgd", "mse")
+    # run_eagerly: the step's Python runs at every batch (traced, as by default, it runs when the step is traced)
+    model.compile("sgd", "mse", run_eagerly=True)
     model.fit(np.ones((10, 2)), np.ones((10, 1)), batch_size=4, verbose=0)
     assert calls == [4, 4, 2]
 

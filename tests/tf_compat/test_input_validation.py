@@ -328,6 +328,8 @@ def test_config_and_device_are_harmless():
     mt.config.set_visible_devices([], "GPU")
     mt.config.run_functions_eagerly(True)
     assert mt.config.functions_run_eagerly()
+    mt.config.run_functions_eagerly(False)  # TensorFlow's default: functions are traced
+    assert not mt.config.functions_run_eagerly()
     with mt.device("/CPU:0"):
         assert float(mt.constant(2.0) * 3.0) == 6.0
     with pytest.warns(UserWarning, match="no GPU"):

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from minitape.function.trace import runs_each_call
 from minitape.keras.layers.base import Layer, incompatible, is_positive_int
 from minitape.ops.api import gather
 from minitape.ops.math_ops import cast
@@ -49,6 +50,13 @@ class Embedding(Layer):
         )
 
     def call(self, inputs: Any) -> Any:
+        self._check_indices(inputs)
+        if inputs.dtype.is_floating or inputs.dtype.is_bool:
+            inputs = cast(inputs, "int32")
+        return gather(self.embeddings, inputs)
+
+    @runs_each_call(arrays=True)  # the indices' values are checked again at every call of a traced step
+    def _check_indices(self, inputs: Any) -> None:
         indices = np.asarray(inputs)
         if indices.dtype.kind == "f" and not np.all(indices == np.round(indices)):
             raise incompatible(self, indices.shape, "integer indices", f"Got non-integer values {indices.ravel()[:5]}.")
@@ -58,6 +66,3 @@ class Embedding(Layer):
                 f'Embedding "{self.name}": index {bad} is out of range [0, {self.input_dim}) '
                 f"(input_dim={self.input_dim}); raise input_dim to the vocabulary size"
             )
-        if inputs.dtype.is_floating or inputs.dtype.is_bool:
-            inputs = cast(inputs, "int32")
-        return gather(self.embeddings, inputs)

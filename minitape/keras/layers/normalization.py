@@ -6,8 +6,15 @@ from typing import Any
 
 import numpy as np
 
+from minitape.function.trace import runs_each_call
 from minitape.keras.layers.base import Layer, incompatible
 from minitape.ops.api import reduce_mean, rsqrt, square
+
+
+@runs_each_call(changes_state=True, arrays=True)  # a traced train step moves the averages at every call
+def _move_towards(average: Any, batch_value: Any, keep: float) -> None:
+    """A running average moved towards the batch's value: state, not part of any gradient, so plain numpy."""
+    average.assign(keep * np.asarray(average) + (1 - keep) * np.asarray(batch_value))
 
 
 class BatchNormalization(Layer):
@@ -51,9 +58,8 @@ class BatchNormalization(Layer):
             axes = tuple(range(len(inputs.shape) - 1))
             mean = reduce_mean(inputs, axis=axes)
             variance = reduce_mean(square(inputs - mean), axis=axes)
-            keep = self.momentum  # the running averages are state, not part of any gradient: plain numpy
-            self.moving_mean.assign(keep * np.asarray(self.moving_mean) + (1 - keep) * np.asarray(mean))
-            self.moving_variance.assign(keep * np.asarray(self.moving_variance) + (1 - keep) * np.asarray(variance))
+            _move_towards(self.moving_mean, mean, self.momentum)
+            _move_towards(self.moving_variance, variance, self.momentum)
         else:
             mean, variance = self.moving_mean, self.moving_variance
         outputs = (inputs - mean) * rsqrt(variance + self.epsilon)
