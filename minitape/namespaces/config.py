@@ -3,7 +3,8 @@
 minitape runs every op with numpy on the CPU, in one process, so there is exactly one device. These functions
 exist so that tutorial code which lists GPUs or sets memory growth runs unchanged: the answers describe that one
 CPU, and settings are accepted and ignored. Asking for a GPU warns once, because the code would silently not
-be running where its author meant.
+be running where its author meant. One setting acts: `run_functions_eagerly(True)` makes every `mt.function` call
+its Python function as plain eager code, as TensorFlow's does.
 """
 
 from __future__ import annotations
@@ -55,11 +56,17 @@ def set_visible_devices(devices: Any, device_type: str | None = None) -> None:
 
 
 def run_functions_eagerly(run_eagerly: bool) -> None:
-    """Accepted and ignored: minitape always runs eagerly (`mt.function` calls the Python function)."""
+    """Make every `mt.function` call run its Python function as plain eager code (True), or trace and replay
+    graphs again (False), as TensorFlow's setting does: a debugging aid, since prints then print at every call."""
+    from minitape.function.polymorphic import settings
+
+    settings.run_eagerly = bool(run_eagerly)
 
 
 def functions_run_eagerly() -> bool:
-    return True
+    from minitape.function.polymorphic import settings
+
+    return settings.run_eagerly
 
 
 def set_soft_device_placement(enabled: bool) -> None:

@@ -326,8 +326,6 @@ def test_config_and_device_are_harmless():
     assert cpu.device_type == "CPU" and cpu.name == "/physical_device:CPU:0"
     mt.config.experimental.set_memory_growth(cpu, True)
     mt.config.set_visible_devices([], "GPU")
-    mt.config.run_functions_eagerly(True)
-    assert mt.config.functions_run_eagerly()
     with mt.device("/CPU:0"):
         assert float(mt.constant(2.0) * 3.0) == 6.0
     with pytest.warns(UserWarning, match="no GPU"):
