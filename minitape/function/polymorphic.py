@@ -38,6 +38,15 @@ RETRACING_WARNING = (
 )  # TensorFlow 2.21's words (its double space included), logged when 5 of the last 10 calls traced
 
 
+class _Settings:
+    """`tf.config.run_functions_eagerly`: when set, a `Function` call runs the Python function, tracing nothing."""
+
+    run_eagerly = False
+
+
+settings = _Settings()
+
+
 class ConcreteFunction:
     """One traced graph: call it with tensors of the shapes and dtypes it was traced for."""
 
@@ -49,9 +58,31 @@ class ConcreteFunction:
         self.output_specs = outputs  # its result, a TensorSpec for each tensor
         self.name = graph.name
         self._python_function = python_function
+        self.trace_number = 0  # which trace of its Function made it (Function._trace numbers them from 0)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.call_flat(_tensor_leaves((args, kwargs)))
+        traced, returns = self.structured_input_signature, self.output_specs
+        try:
+            leaves = signature.bind_concrete(self.name, self._python_function, traced, returns, args, kwargs)
+        except TypeError as error:
+            specs = [x for x in nest.flatten(traced) if isinstance(x, TensorSpec)]
+            tensor_names = [self.graph.input_names[slot] for slot in self.graph.inputs]
+            function = getattr(self._python_function, "__name__", self.name)
+            leaves = signature.bind_flat(self.name, function, tensor_names, specs, args, kwargs, error)
+        return self.call_flat(leaves)
+
+    @property
+    def function_type(self) -> FunctionType:
+        """The traced signature, printed as TensorFlow prints it: `(a: TensorSpec(...)) -> TensorSpec(...)`."""
+        args, kwargs = self.structured_input_signature
+        pairs = [*zip(self._names(len(args)), args), *kwargs.items()]
+        inputs = ", ".join(f"{name}: {signature.type_text(value)}" for name, value in pairs)
+        return FunctionType(f"({inputs}) -> {signature.type_text(self.output_specs)}")
+
+    @property
+    def inference_fn(self) -> Callable:
+        """The graph called on its input tensors alone, in order (TensorFlow's AtomicFunction)."""
+        return lambda *tensors: self.call_flat(list(tensors))
 
     def call_flat(self, leaves: list) -> Any:
         """Run the graph on the call's tensors (in `nest.flatten` order): fast; under tapes alone, recorded as one
@@ -73,8 +104,8 @@ class ConcreteFunction:
         args, kwargs = self.structured_input_signature
         lines = ["ConcreteFunction Input Parameters:"]
         for name, value in [*zip(self._names(len(args)), args), *kwargs.items()]:
-            lines.append(f"  {name} (POSITIONAL_OR_KEYWORD): {value!r}")
-        lines += ["Output Type:", f"  {self.output_specs!r}", "Captures:"]
+            lines.append(f"  {name} (POSITIONAL_OR_KEYWORD): {signature.type_text(value)}")
+        lines += ["Output Type:", f"  {signature.type_text(self.output_specs)}", "Captures:"]
         lines += [f"  {v.name}: {TensorSpec(v.shape, v.dtype)!r}" for v in self.variables] or ["  None"]
         return "\n".join(lines)
 
@@ -85,6 +116,18 @@ class ConcreteFunction:
 
     def __repr__(self) -> str:
         return f"<ConcreteFunction {self.name} at 0x{id(self):X}>"
+
+
+class FunctionType:
+    """What `ConcreteFunction.function_type` gives: the signature as TensorFlow prints it."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+
+    def __str__(self) -> str:
+        return self._text
+
+    __repr__ = __str__
 
 
 class Function:
@@ -117,6 +160,8 @@ class Function:
         self._detector = _detector(func)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if settings.run_eagerly:  # every call runs the Python code: its prints print, nothing is traced
+            return self.python_function(*args, **kwargs)
         if self.input_signature is not None:
             args, kwargs = signature.bind(self.input_signature, args, kwargs, self.python_function), {}
         leaves: list = []
@@ -156,10 +201,16 @@ class Function:
         graph.prune()
         specs = nest.map_structure(_spec_of, (args, kwargs))
         concrete = ConcreteFunction(graph, specs, nest.map_structure(_spec_of, result), self.python_function)
+        concrete.trace_number = self._tracing_count
         self._cache.setdefault(key, []).append(concrete)
         self._tracing_count += 1
         self._detector.called_with_tracing(repr(getattr(self.python_function, "__func__", self.python_function)))
         return result, concrete
+
+    def pretty_printed_concrete_signatures(self) -> str:
+        """Each traced graph's inputs, output and captured variables, in the order they were traced."""
+        concretes = sorted((c for graphs in self._cache.values() for c in graphs), key=lambda c: c.trace_number)
+        return "\n\n".join(c.pretty_printed_signature()[len("ConcreteFunction ") :] for c in concretes)
 
     def experimental_get_tracing_count(self) -> int:
         """How many times the Python function was traced (run to record a graph)."""
@@ -246,10 +297,6 @@ def _weak_method(func: Callable, ref: Any) -> Callable:
     method.__signature__ = inspect.signature(types.MethodType(func, ref()))
     method.__func__ = func  # the retracing warning names, and counts by, the function itself
     return method
-
-
-def _tensor_leaves(structure: Any) -> list:
-    return [x for x in nest.flatten(structure) if type(x) is Tensor or isinstance(x, np.ndarray)]
 
 
 def _spec_of(leaf: Any) -> Any:
