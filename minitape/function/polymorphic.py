@@ -198,6 +198,10 @@ class Function:
             graph.outputs = nest.map_structure(lambda x: Slot(tracer.slot_of(x)) if type(x) is Tensor else x, result)
         finally:
             state.tracers.remove(tracer)
+        tracer.close()
+        # the caller's results: tensors of their own (a tape around the call records the copy), as the traced
+        # ones are now out of scope
+        result = nest.map_structure(lambda x: identity(x) if type(x) is Tensor else x, result)
         graph.prune()
         specs = nest.map_structure(_spec_of, (args, kwargs))
         concrete = ConcreteFunction(graph, specs, nest.map_structure(_spec_of, result), self.python_function)
