@@ -173,7 +173,8 @@ class Function:
                 result = concrete.call_flat(leaves)
             except replay.GuardFailedError:
                 continue  # a branch goes another way for these values: the next graph, or a new trace
-            self._detector.called_without_tracing()
+            if not state.tracers:  # TensorFlow counts the calls made eagerly, not those inside a trace
+                self._detector.called_without_tracing()
             return result
         return self._trace(key, args, kwargs)[0]
 
@@ -208,7 +209,8 @@ class Function:
         concrete.trace_number = self._tracing_count
         self._cache.setdefault(key, []).append(concrete)
         self._tracing_count += 1
-        self._detector.called_with_tracing(repr(getattr(self.python_function, "__func__", self.python_function)))
+        if not state.tracers:  # a call inside another function's trace is not counted (TensorFlow's rule)
+            self._detector.called_with_tracing(repr(getattr(self.python_function, "__func__", self.python_function)))
         return result, concrete
 
     def pretty_printed_concrete_signatures(self) -> str:
