@@ -21,7 +21,7 @@ from minitape.engine.tensor import Tensor
 from minitape.engine.variables import Variable
 from minitape.function import call_op, replay, signature
 from minitape.function.graph import AssignStep, Graph, Slot
-from minitape.function.trace import Tracer
+from minitape.function.trace import Tracer, refuse_variables_made_per_call
 from minitape.namespaces import missing
 from minitape.ops.math_ops import identity
 from minitape.values import nest
@@ -204,6 +204,7 @@ class Function:
         # ones are now out of scope
         result = nest.map_structure(lambda x: identity(x) if type(x) is Tensor else x, result)
         graph.prune()
+        refuse_variables_made_per_call(graph)
         specs = nest.map_structure(_spec_of, (args, kwargs))
         concrete = ConcreteFunction(graph, specs, nest.map_structure(_spec_of, result), self.python_function)
         concrete.trace_number = self._tracing_count

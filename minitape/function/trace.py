@@ -21,6 +21,7 @@ the function runs its rules' ops as tensors through the op path, where they are 
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -181,6 +182,29 @@ class Tracer:
         )
         step_args = nest.map_structure(to_slot, list(args)), nest.map_structure(to_slot, dict(kwargs))
         self.graph.steps.append(CallStep(function, *step_args, outputs, state.scope))
+
+
+def refuse_variables_made_per_call(graph: Graph) -> None:
+    """TensorFlow's rule for the variables a function's first trace creates: each must outlive the call (an object
+    keeps it, as `self.v = mt.Variable(...)` does), or the function would need a new one at every call. TensorFlow
+    finds that at the first call (it traces such a function twice) and raises; minitape asks whether anything but
+    the graph still holds each variable, taking the graph's references away for the moment of the question."""
+    if not graph.created_variables:
+        return
+    refs = [weakref.ref(variable) for variable in graph.created_variables]
+    index = {id(variable): k for k, variable in enumerate(graph.created_variables)}
+    taken = []  # (step, which variable): no reference to the variable itself while the question is asked
+    for step in graph.steps:
+        if type(step) in (ReadStep, AssignStep) and id(step.variable) in index:
+            taken.append((step, index[id(step.variable)]))
+            step.variable = None
+    graph.created_variables = []
+    lost = any(ref() is None for ref in refs)
+    for step, k in taken:
+        step.variable = refs[k]()
+    graph.created_variables = [ref() for ref in refs if ref() is not None]
+    if lost:
+        raise ValueError(VARIABLE_ON_LATER_TRACE)
 
 
 _OUT_OF_SCOPE_NAMES: dict[int, str] = {}  # the graph-mode name of each tensor in OUT_OF_SCOPE

@@ -73,3 +73,26 @@ def test_an_optimizer_first_used_in_a_later_trace_is_refused_as_tensorflow_refus
     built = mt.keras.optimizers.Adam(learning_rate=1e-3)
     built.apply_gradients([(mt.constant(0.0), w)])
     train_step(w, x, y, built)  # an optimizer built already makes no state: a later trace may use it
+
+
+def test_a_variable_only_the_graph_would_hold_is_refused_at_the_first_call():
+    @mt.function
+    def local(x):
+        v = mt.Variable(x)
+        return v * 2
+
+    # TF 2.21 raises this at the first call: such a function would need a new variable at every call
+    with pytest.raises(ValueError, match="^tf.function only supports singleton tf.Variables created on the first"):
+        local(mt.constant(3.0))
+
+    kept = {}
+
+    @mt.function
+    def keeps(x):
+        if "v" not in kept:
+            kept["v"] = mt.Variable(x)
+        return kept["v"] * 2
+
+    assert keeps(mt.constant(3.0)).numpy() == 6.0  # a dict outside holds it: allowed
+    kept["v"].assign(5.0)
+    assert keeps(mt.constant(3.0)).numpy() == 10.0  # and the graph reads it
