@@ -106,6 +106,13 @@ class Graph:
             needed.update(reads(step))
         self.steps = kept[::-1]
 
+    def __getattr__(self, name: str) -> Any:  # called only for names the graph lacks
+        from minitape.namespaces import missing
+
+        if name in missing.GRAPH:
+            missing.raise_missing("FuncGraph", name, missing.GRAPH)
+        raise AttributeError(f"'Graph' object has no attribute {name!r}")
+
     def variables(self) -> list:
         """The variables the graph reads or writes, each once, in the order it first uses them."""
         seen: dict[int, Any] = {}

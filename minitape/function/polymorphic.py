@@ -21,7 +21,7 @@ from minitape.engine.tensor import Tensor
 from minitape.engine.variables import Variable
 from minitape.function import call_op, replay, signature
 from minitape.function.graph import AssignStep, Graph, Slot
-from minitape.function.trace import Tracer
+from minitape.function.trace import Tracer, refuse_variables_made_per_call
 from minitape.namespaces import missing
 from minitape.ops.math_ops import identity
 from minitape.values import nest
@@ -65,9 +65,31 @@ class ConcreteFunction:
         self.output_specs = outputs  # its result, a TensorSpec for each tensor
         self.name = graph.name
         self._python_function = python_function
+        self.trace_number = 0  # which trace of its Function made it (Function._trace numbers them from 0)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.call_flat(_tensor_leaves((args, kwargs)))
+        traced, returns = self.structured_input_signature, self.output_specs
+        try:
+            leaves = signature.bind_concrete(self.name, self._python_function, traced, returns, args, kwargs)
+        except TypeError as error:
+            specs = [x for x in nest.flatten(traced) if isinstance(x, TensorSpec)]
+            tensor_names = [self.graph.input_names[slot] for slot in self.graph.inputs]
+            function = getattr(self._python_function, "__name__", self.name)
+            leaves = signature.bind_flat(self.name, function, tensor_names, specs, args, kwargs, error)
+        return self.call_flat(leaves)
+
+    @property
+    def function_type(self) -> FunctionType:
+        """The traced signature, printed as TensorFlow prints it: `(a: TensorSpec(...)) -> TensorSpec(...)`."""
+        args, kwargs = self.structured_input_signature
+        pairs = [*zip(self._names(len(args)), args), *kwargs.items()]
+        inputs = ", ".join(f"{name}: {signature.type_text(value)}" for name, value in pairs)
+        return FunctionType(f"({inputs}) -> {signature.type_text(self.output_specs)}")
+
+    @property
+    def inference_fn(self) -> Callable:
+        """The graph called on its input tensors alone, in order (TensorFlow's AtomicFunction)."""
+        return lambda *tensors: self.call_flat(list(tensors))
 
     def call_flat(self, leaves: list) -> Any:
         """Run the graph on the call's tensors (in `nest.flatten` order): fast; under tapes alone, recorded as one
@@ -89,8 +111,8 @@ class ConcreteFunction:
         args, kwargs = self.structured_input_signature
         lines = ["ConcreteFunction Input Parameters:"]
         for name, value in [*zip(self._names(len(args)), args), *kwargs.items()]:
-            lines.append(f"  {name} (POSITIONAL_OR_KEYWORD): {value!r}")
-        lines += ["Output Type:", f"  {self.output_specs!r}", "Captures:"]
+            lines.append(f"  {name} (POSITIONAL_OR_KEYWORD): {signature.type_text(value)}")
+        lines += ["Output Type:", f"  {signature.type_text(self.output_specs)}", "Captures:"]
         lines += [f"  {v.name}: {TensorSpec(v.shape, v.dtype)!r}" for v in self.variables] or ["  None"]
         return "\n".join(lines)
 
@@ -101,6 +123,18 @@ class ConcreteFunction:
 
     def __repr__(self) -> str:
         return f"<ConcreteFunction {self.name} at 0x{id(self):X}>"
+
+
+class FunctionType:
+    """What `ConcreteFunction.function_type` gives: the signature as TensorFlow prints it."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+
+    def __str__(self) -> str:
+        return self._text
+
+    __repr__ = __str__
 
 
 class Function:
@@ -146,7 +180,8 @@ class Function:
                 result = concrete.call_flat(leaves)
             except replay.GuardFailedError:
                 continue  # a branch goes another way for these values: the next graph, or a new trace
-            self._detector.called_without_tracing()
+            if not state.tracers:  # TensorFlow counts the calls made eagerly, not those inside a trace
+                self._detector.called_without_tracing()
             return result
         return self._trace(key, args, kwargs)[0]
 
@@ -171,13 +206,25 @@ class Function:
             graph.outputs = nest.map_structure(lambda x: Slot(tracer.slot_of(x)) if type(x) is Tensor else x, result)
         finally:
             state.tracers.remove(tracer)
+        tracer.close()
+        # the caller's results: tensors of their own (a tape around the call records the copy), as the traced
+        # ones are now out of scope
+        result = nest.map_structure(lambda x: identity(x) if type(x) is Tensor else x, result)
         graph.prune()
+        refuse_variables_made_per_call(graph)
         specs = nest.map_structure(_spec_of, (args, kwargs))
         concrete = ConcreteFunction(graph, specs, nest.map_structure(_spec_of, result), self.python_function)
+        concrete.trace_number = self._tracing_count
         self._cache.setdefault(key, []).append(concrete)
         self._tracing_count += 1
-        self._detector.called_with_tracing(repr(getattr(self.python_function, "__func__", self.python_function)))
+        if not state.tracers:  # a call inside another function's trace is not counted (TensorFlow's rule)
+            self._detector.called_with_tracing(repr(getattr(self.python_function, "__func__", self.python_function)))
         return result, concrete
+
+    def pretty_printed_concrete_signatures(self) -> str:
+        """Each traced graph's inputs, output and captured variables, in the order they were traced."""
+        concretes = sorted((c for graphs in self._cache.values() for c in graphs), key=lambda c: c.trace_number)
+        return "\n\n".join(c.pretty_printed_signature()[len("ConcreteFunction ") :] for c in concretes)
 
     def experimental_get_tracing_count(self) -> int:
         """How many times the Python function was traced (run to record a graph)."""
@@ -264,10 +311,6 @@ def _weak_method(func: Callable, ref: Any) -> Callable:
     method.__signature__ = inspect.signature(types.MethodType(func, ref()))
     method.__func__ = func  # the retracing warning names, and counts by, the function itself
     return method
-
-
-def _tensor_leaves(structure: Any) -> list:
-    return [x for x in nest.flatten(structure) if type(x) is Tensor or isinstance(x, np.ndarray)]
 
 
 def _spec_of(leaf: Any) -> Any:

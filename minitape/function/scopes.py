@@ -1,26 +1,43 @@
 """`mt.py_function` and `mt.init_scope`: TensorFlow's tools for leaving a graph, in minitape's terms.
 
-`py_function`'s Python code runs eagerly; inside `mt.function` its ops are traced like the rest of the function
-(TensorFlow would run it again at every call). `init_scope` pauses what records.
+`py_function`'s Python code runs eagerly; inside `mt.function` the graph calls it again at every call, as TensorFlow
+does (`runs_each_call`), so its prints print each time. `init_scope` pauses what records.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from minitape.engine import context
+from minitape.function.trace import runs_each_call
 from minitape.values.convert import convert_to_tensor
 from minitape.values.dtypes import as_dtype
 
 
-def py_function(func: Callable, inp: list | tuple, Tout: Any, name: str | None = None) -> Any:  # noqa: N803
+def py_function(
+    func: Callable | None = None,
+    inp: list | tuple | None = None,
+    Tout: Any = None,  # noqa: N803
+    name: str | None = None,
+) -> Any:
     """Call `func` on `inp` as tensors and return its results as tensors of the dtypes `Tout`.
 
     Eager, as in TensorFlow's eager mode: the ops `func` runs are recorded, so tapes differentiate through it.
-    `Tout` is one dtype (one tensor comes back) or a list of dtypes (a list comes back).
+    `Tout` is one dtype (one tensor comes back) or a list of dtypes (a list comes back). Without `inp`, as
+    TensorFlow's: `func` wrapped to take the inputs as arguments, or (without `func` too) a decorator that does so.
     """
+    if inp is None:
+        if func is None:
+            return lambda f: py_function(f, Tout=Tout, name=name)
+        return functools.wraps(func)(lambda *args: py_function(func, list(args), Tout, name))
+    return _py_call(func, inp, Tout)
+
+
+@runs_each_call
+def _py_call(func: Callable, inp: list | tuple, Tout: Any) -> Any:  # noqa: N803
     if Tout is None:
         raise TypeError("py_function needs Tout, the dtype of what func returns (e.g. mt.float32), or a list of them")
     if not isinstance(inp, (list, tuple)):

@@ -21,6 +21,7 @@ the function runs its rules' ops as tensors through the op path, where they are 
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -30,7 +31,7 @@ from minitape.engine.context import state
 from minitape.engine.tensor import Tensor
 from minitape.function.graph import AssignStep, CallStep, Graph, GuardStep, OpStep, ReadStep, Slot
 from minitape.values import nest
-from minitape.values.tensor_like import TensorLike
+from minitape.values.tensor_like import OUT_OF_SCOPE, TensorLike
 
 VARIABLE_ON_LATER_TRACE = (
     "tf.function only supports singleton tf.Variables created on the first call. Make sure the tf.Variable is only "
@@ -48,6 +49,7 @@ class Tracer:
         self.slots: dict[int, int] = {}  # tensor id -> slot
         self.names: dict[int, str] = {}  # slot -> graph-mode name ("x:0", "Mul_1:0")
         self._name_counts: dict[str, int] = {}
+        self.made: list[Tensor] = []  # the tensors the graph computes, kept until the trace ends (`close`)
 
     # ---- slots ------------------------------------------------------------------------------------------------
     def input(self, tensor: Tensor, name: str) -> None:
@@ -65,9 +67,12 @@ class Tracer:
             self.alias(tensor, source)
 
     def slot_of(self, tensor: Any) -> int:
-        """The slot of a tensor the graph knows; a new constant slot for one it does not."""
+        """The slot of a tensor the graph knows; a new constant slot for one it does not (unless another trace
+        made it and did not return it: TensorFlow's error for a tensor out of its graph)."""
         slot = self.slots.get(tensor._id)
         if slot is None:
+            if tensor._id in OUT_OF_SCOPE:
+                raise TypeError(_out_of_scope_message(tensor))
             slot = self.slots[tensor._id] = self.graph.new_slot()
             self.graph.constants[slot] = tensor._value
         return slot
@@ -78,11 +83,23 @@ class Tracer:
         return slot is not None and slot not in self.graph.constants
 
     def _output(self, tensor: Tensor, name: str) -> int:
+        self.made.append(tensor)
         slot = self.slots[tensor._id] = self.graph.new_slot()
         count = self._name_counts.get(name, 0)
         self._name_counts[name] = count + 1
         self.names[slot] = f"{name}_{count}" if count else name
         return slot
+
+    def close(self) -> None:
+        """The trace is over: the tensors it made are out of scope, as TensorFlow's graph tensors are (a Python
+        side effect that kept one would otherwise hold the value of this one call); the caller gets copies of the
+        results (`Function._trace`)."""
+        for tensor in self.made:
+            OUT_OF_SCOPE[tensor._id] = tensor
+            _OUT_OF_SCOPE_NAMES[tensor._id] = self.names.get(self.slots[tensor._id], "tensor")
+        for key in [k for k in _OUT_OF_SCOPE_NAMES if k not in OUT_OF_SCOPE]:
+            del _OUT_OF_SCOPE_NAMES[key]
+        self.made = []
 
     def symbolic_text(self, tensor: Tensor) -> str:
         """The tensor as graph mode prints it: `Tensor("x:0", shape=(), dtype=float32)`."""
@@ -165,6 +182,43 @@ class Tracer:
         )
         step_args = nest.map_structure(to_slot, list(args)), nest.map_structure(to_slot, dict(kwargs))
         self.graph.steps.append(CallStep(function, *step_args, outputs, state.scope))
+
+
+def refuse_variables_made_per_call(graph: Graph) -> None:
+    """TensorFlow's rule for the variables a function's first trace creates: each must outlive the call (an object
+    keeps it, as `self.v = mt.Variable(...)` does), or the function would need a new one at every call. TensorFlow
+    finds that at the first call (it traces such a function twice) and raises; minitape asks whether anything but
+    the graph still holds each variable, taking the graph's references away for the moment of the question."""
+    if not graph.created_variables:
+        return
+    refs = [weakref.ref(variable) for variable in graph.created_variables]
+    index = {id(variable): k for k, variable in enumerate(graph.created_variables)}
+    taken = []  # (step, which variable): no reference to the variable itself while the question is asked
+    for step in graph.steps:
+        if type(step) in (ReadStep, AssignStep) and id(step.variable) in index:
+            taken.append((step, index[id(step.variable)]))
+            step.variable = None
+    graph.created_variables = []
+    lost = any(ref() is None for ref in refs)
+    for step, k in taken:
+        step.variable = refs[k]()
+    graph.created_variables = [ref() for ref in refs if ref() is not None]
+    if lost:
+        raise ValueError(VARIABLE_ON_LATER_TRACE)
+
+
+_OUT_OF_SCOPE_NAMES: dict[int, str] = {}  # the graph-mode name of each tensor in OUT_OF_SCOPE
+
+
+def _out_of_scope_message(tensor: Tensor) -> str:
+    """TensorFlow 2.21's error for a tensor used outside the graph that made it."""
+    name = _OUT_OF_SCOPE_NAMES.get(tensor._id, "tensor")
+    return (
+        f"<tf.Tensor '{name}:0' shape={tensor.shape} dtype={tensor.dtype.name}> is out of scope and cannot be used "
+        "here. Use return values, explicit Python locals or TensorFlow collections to access it.\nPlease see "
+        "https://www.tensorflow.org/guide/function#all_outputs_of_a_tffunction_must_be_return_values for more "
+        "information."
+    )
 
 
 def runs_each_call(

@@ -21,9 +21,10 @@ from typing import Any
 
 import numpy as np
 
+from minitape.engine.context import state
 from minitape.engine.tensor import Tensor
 from minitape.engine.variables import Variable
-from minitape.function.trace import runs_each_call
+from minitape.function.trace import VARIABLE_ON_LATER_TRACE, runs_each_call
 from minitape.keras import backend, constraints, schedules, unsupported
 from minitape.values.convert import constant
 
@@ -49,13 +50,14 @@ _NO_GRADIENTS_HELP = (
 )
 
 
-def _warn_missing(names: list[str]) -> None:
-    """apply_gradients' warning for the variables whose gradient is None, pointing at the caller's line."""
+def _warn_missing(names: list[str], stacklevel: int = 4) -> None:
+    """apply_gradients' warning for the variables whose gradient is None, pointing at the caller's line
+    (`stacklevel` frames up)."""
     warnings.warn(
         f"Gradients do not exist for variables {names} when minimizing the loss: they are not updated. "
         "If they should be, check that the loss depends on them inside the tape "
         "(`tape.explain(loss, variables)` tells why a gradient is None).",
-        stacklevel=4,
+        stacklevel=stacklevel,
     )
 
 
@@ -174,10 +176,19 @@ class Optimizer:
         missing = [v.name for g, v in grads_and_vars if g is None]
         return self._apply_traced, (variables, grads, missing), {}
 
+    def apply_gradients(self, grads_and_vars: Any, name: str | None = None, **kwargs: Any) -> Variable:
+        """Update each variable by its gradient. Pairs whose gradient is None are skipped, with a warning.
+
+        An optimizer's first update builds its state (TensorFlow's slot variables), so, as in TensorFlow, a
+        `tf.function` may give it its first update only in its first trace.
+        """
+        if state.tracers and not self.built and not all(tracer.allow_variables for tracer in state.tracers):
+            raise ValueError(VARIABLE_ON_LATER_TRACE)
+        return self._apply_gradients(grads_and_vars, name, **kwargs)
+
     # its numpy update runs again at every call of a traced train step, as `_apply_traced`
     @runs_each_call(changes_state=True, replayed_as=_traced_form)
-    def apply_gradients(self, grads_and_vars: Any, name: str | None = None, **kwargs: Any) -> Variable:
-        """Update each variable by its gradient. Pairs whose gradient is None are skipped, with a warning."""
+    def _apply_gradients(self, grads_and_vars: Any, name: str | None = None, **kwargs: Any) -> Variable:
         pairs = list(grads_and_vars)
         for _, v in pairs:
             if not isinstance(v, Variable):
@@ -192,7 +203,7 @@ class Optimizer:
         if len(missing) == len(pairs):
             raise ValueError(f"No gradients provided for any variable: {missing}. {_NO_GRADIENTS_HELP}")
         if missing:
-            _warn_missing(missing)
+            _warn_missing(missing, stacklevel=5)  # above apply_gradients and runs_each_call's wrapper
         variables, grads = [], []
         for g, v in pairs:
             if g is not None:

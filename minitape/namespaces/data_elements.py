@@ -11,7 +11,9 @@ from typing import Any
 
 import numpy as np
 
+from minitape.engine.context import state
 from minitape.engine.tensor import Tensor
+from minitape.function.trace import runs_each_call
 from minitape.values.convert import convert_to_tensor
 from minitape.values.errors import InvalidArgumentError, OutOfRangeError
 from minitape.values.shape import TensorShape
@@ -185,22 +187,41 @@ def _padded(arrays: list, wanted: Any, fill: Any) -> list:
 
 
 class DatasetIterator:
-    """`iter(dataset)`: one pass over the elements, usable with next() or TensorFlow's get_next()."""
+    """`iter(dataset)`: one pass over the elements, usable with next() or TensorFlow's get_next().
+
+    An iterator made outside `mt.function` and read inside it is state the graph reads, as TensorFlow's iterator
+    resource is: the graph takes the next element at every call (`runs_each_call`), not the one it traced with.
+    """
 
     def __init__(self, dataset: Any) -> None:
         self._elements = dataset._make_iterator()
         self._dataset = dataset
+        self._made_outside_trace = not state.tracers
+        elements = self._elements
+
+        def IteratorGetNext() -> Any:  # TensorFlow's op name, which a graph's step shows
+            try:
+                return next(elements)
+            except StopIteration:  # in a replayed graph, as TensorFlow's op says it
+                raise OutOfRangeError("End of sequence") from None
+
+        self._next_each_call = runs_each_call(IteratorGetNext, changes_state=True)
 
     def __iter__(self) -> DatasetIterator:
         return self
 
     def __next__(self) -> Any:
+        if state.tracers and self._made_outside_trace:
+            try:
+                return self._next_each_call()
+            except OutOfRangeError:  # while tracing, a Python `for` over the iterator ends here
+                raise StopIteration from None
         return next(self._elements)
 
     def get_next(self) -> Any:
         """The next element; OutOfRangeError at the end, as TensorFlow's iterator."""
         try:
-            return next(self._elements)
+            return self.__next__()
         except StopIteration:
             raise OutOfRangeError("End of sequence: the iterator has no more elements") from None
 

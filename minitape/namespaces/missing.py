@@ -215,6 +215,11 @@ FUNCTION = dict.fromkeys(
     "minitape replays a traced graph as numpy calls, with no compiler: there is no XLA IR to show; "
     "f.get_concrete_function(...).graph holds the recorded steps",
 )
+GRAPH = dict.fromkeys(
+    ("as_graph_def", "get_operations", "as_default"),
+    "a traced graph is a list of numpy calls, not TensorFlow's protobuf GraphDef of nodes: its `steps` list them "
+    "(ops, variable reads and assigns, Python calls, guards), and minitape.function.view.GraphView(f) draws them",
+)
 DATASET = {
     "group_by_window": "sort or group the elements in Python first",
     "bucket_by_sequence_length": "use padded_batch",

@@ -98,6 +98,8 @@ class Module:
         return in_scope
 
     def __repr__(self) -> str:
+        if "_name" not in self.__dict__:  # a subclass whose __init__ did not call Module's (TensorFlow's guides do)
+            return object.__repr__(self)
         return f"<{type(self).__module__}.{type(self).__name__} object named {self.name!r}>"
 
 

@@ -79,7 +79,8 @@ def range(start, limit=None, delta=1, dtype=None, name="range") -> Tensor:
         if not set(kinds) <= set(_RANGE_ORDER):
             raise TypeError(f"range takes int or float arguments, not {', '.join(kinds)}; cast them first")
         dtype = max(kinds, key=_RANGE_ORDER.index)
-    first, last, step = (a._array().item() for a in args)
+    # `_scalar` reports each value to a tracer: a graph traced for one range replays only for that range
+    first, last, step = (a._scalar("float").item() for a in args)
     if step == 0 or (step > 0 and first > last) or (step < 0 and first < last):
         raise InvalidArgumentError(  # numpy would give an empty range, or divide by zero
             f"range: Requires delta != 0, and start <= limit when delta > 0 (start >= limit when delta < 0); "

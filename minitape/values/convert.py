@@ -261,13 +261,13 @@ def convert_inputs(op: Any, args: tuple) -> list[Tensor]:
         elif isinstance(arg, TensorLike):
             inputs.append(arg._read())
         else:
-            inputs.append(_convert_arg(op, i, arg, args, joined))
+            inputs.append(_convert_arg(op, i, arg, args, joined, inputs))
     if len(joined) > 1:
         check_same_dtype(op, inputs, joined)
     return inputs
 
 
-def _convert_arg(op: Any, i: int, arg: Any, args: tuple, joined: tuple | range) -> Tensor:
+def _convert_arg(op: Any, i: int, arg: Any, args: tuple, joined: tuple | range, converted: list) -> Tensor:
     """A non-tensor argument as a constant; a Python number joined to a tensor takes that tensor's dtype."""
     hint = None
     if i in joined:  # the first joined tensor's dtype (a loop, not a generator: this runs for every `x * 2.0`)
@@ -275,11 +275,29 @@ def _convert_arg(op: Any, i: int, arg: Any, args: tuple, joined: tuple | range) 
             if j in joined and isinstance(a, TensorLike):
                 hint = a.dtype
                 break
+        else:
+            return _convert_after(op, i, arg, joined, converted)
     # fast path for `x * 0.5`: a Python number next to a floating tensor (the most common constant by far)
     try:
         if hint is not None and hint.is_floating and type(arg) in (float, int):
             return number_constant(arg, hint.as_numpy_dtype)
         return _convert(arg, None, hint, strict=True)
+    except (TypeError, ValueError, OverflowError) as err:
+        raise TypeError(f"{op.name}: input {i}: {err}") from None
+
+
+def _convert_after(op: Any, i: int, arg: Any, joined: tuple | range, converted: list) -> Tensor:
+    """A Python value joined only to other Python values: TensorFlow converts them in order, each later one to
+    the first one's dtype if it can (`maximum(0., [1, -1])` is float32); if it cannot, to its own dtype, so
+    that the op's dtype check names both."""
+    earlier = [converted[j] for j in joined if j < i]
+    try:
+        if earlier:
+            try:
+                return convert_to_tensor(arg, dtype=earlier[0].dtype)
+            except (TypeError, ValueError, OverflowError):
+                pass
+        return convert_to_tensor(arg)
     except (TypeError, ValueError, OverflowError) as err:
         raise TypeError(f"{op.name}: input {i}: {err}") from None
 

@@ -7,6 +7,7 @@ this module, like the engine, needs none of them to be imported.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, NoReturn
 
 import numpy as np
@@ -14,6 +15,10 @@ import numpy as np
 from minitape.engine.context import state
 from minitape.values.dtypes import DType, as_dtype
 from minitape.values.shape import TensorShape
+
+# tensors a finished `mt.function` trace made and did not return (id -> tensor): graph tensors in TensorFlow, with
+# no value outside their graph; function/trace.py fills it, and `numpy()` here and a later trace refuse them
+OUT_OF_SCOPE: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 _ops: Any = None  # minitape.ops.api, which binds itself once the op tables are loaded (they need Tensor first)
 
@@ -232,6 +237,8 @@ class TensorLike:
         _ops.note_numpy_conversion(self)
         for tracer in state.tracers:  # mt.function hook: a traced tensor has no value yet, as in graph mode
             tracer.value_used(self, "numpy")
+        if OUT_OF_SCOPE and self._id in OUT_OF_SCOPE:  # leaked from an mt.function: TensorFlow's message
+            raise AttributeError("'SymbolicTensor' object has no attribute 'numpy'")
         value = self._array().copy()
         return value[()] if value.ndim == 0 else value
 
