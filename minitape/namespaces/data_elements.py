@@ -189,34 +189,49 @@ def _padded(arrays: list, wanted: Any, fill: Any) -> list:
 class DatasetIterator:
     """`iter(dataset)`: one pass over the elements, usable with next() or TensorFlow's get_next().
 
-    An iterator made outside `mt.function` and read inside it is state the graph reads, as TensorFlow's iterator
-    resource is: the graph takes the next element at every call (`runs_each_call`), not the one it traced with.
+    Inside `mt.function` an iterator is state the graph reads, as TensorFlow's iterator resource is: the graph takes
+    the next element at every call (`runs_each_call`), not the one it traced with. An iterator made inside the
+    function (a `for` over a dataset) starts a fresh pass at every call, so a shuffled dataset is shuffled again;
+    the loop is unrolled at tracing, so a pass of another length at a later call raises instead of being cut short.
     """
 
     def __init__(self, dataset: Any) -> None:
-        self._elements = dataset._make_iterator()
         self._dataset = dataset
-        self._made_outside_trace = not state.tracers
-        elements = self._elements
+        self._made_in_trace = dataset_loop = bool(state.tracers)
+        current = [None if dataset_loop else dataset._make_iterator()]  # a graph's MakeIterator starts a pass
 
-        def IteratorGetNext() -> Any:  # TensorFlow's op name, which a graph's step shows
+        # the steps a graph calls again, named as TensorFlow's ops (a graph's steps show the names)
+        def MakeIterator() -> None:
+            current[0] = dataset._make_iterator()
+
+        def IteratorGetNext() -> Any:
             try:
-                return next(elements)
-            except StopIteration:  # in a replayed graph, as TensorFlow's op says it
-                raise OutOfRangeError("End of sequence") from None
+                return next(current[0])
+            except StopIteration:  # in a replayed graph: TensorFlow's words, or why the unrolled loop cannot go on
+                raise OutOfRangeError(FEWER_THAN_TRACED if dataset_loop else "End of sequence") from None
 
+        def IteratorEnd() -> None:
+            if next(current[0], _END) is not _END:
+                raise OutOfRangeError(MORE_THAN_TRACED)
+
+        self._pass = current
         self._next_each_call = runs_each_call(IteratorGetNext, changes_state=True)
+        self._end_each_call = runs_each_call(IteratorEnd, changes_state=True)
+        if state.tracers:
+            runs_each_call(MakeIterator, changes_state=True)()
 
     def __iter__(self) -> DatasetIterator:
         return self
 
     def __next__(self) -> Any:
-        if state.tracers and self._made_outside_trace:
-            try:
-                return self._next_each_call()
-            except OutOfRangeError:  # while tracing, a Python `for` over the iterator ends here
-                raise StopIteration from None
-        return next(self._elements)
+        if not state.tracers:
+            return next(self._pass[0])
+        try:
+            return self._next_each_call()
+        except OutOfRangeError:  # while tracing, a Python `for` over the iterator ends here
+            if self._made_in_trace:  # and a later call's pass must end there too
+                self._end_each_call()
+            raise StopIteration from None
 
     def get_next(self) -> Any:
         """The next element; OutOfRangeError at the end, as TensorFlow's iterator."""
@@ -240,6 +255,19 @@ def holds(predicate: Callable, element: Any, method: str) -> bool:
             f"{list(np.shape(value))}; reduce it, e.g. mt.reduce_all(...)"
         )
     return bool(value)
+
+
+_END = object()
+_UNROLLED = (
+    "minitape unrolls the loop for the elements it saw; give the dataset a fixed number of elements (no random "
+    "filter), or loop over it outside the function and call the function per batch"
+)
+MORE_THAN_TRACED = (
+    f"a dataset iterated inside mt.function gave more elements at this call than when traced: {_UNROLLED}"
+)
+FEWER_THAN_TRACED = (
+    f"a dataset iterated inside mt.function gave fewer elements at this call than when traced: {_UNROLLED}"
+)
 
 
 class Options:
