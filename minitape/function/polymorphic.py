@@ -20,7 +20,7 @@ from minitape.engine.context import state
 from minitape.engine.tensor import Tensor
 from minitape.engine.variables import Variable
 from minitape.function import call_op, replay, signature
-from minitape.function.graph import AssignStep, Graph, Slot
+from minitape.function.graph import AssignStep, Graph, GuardStep, Slot
 from minitape.function.trace import Tracer, refuse_variables_made_per_call
 from minitape.namespaces import missing
 from minitape.ops.math_ops import identity
@@ -220,6 +220,18 @@ class Function:
         if not state.tracers:  # a call inside another function's trace is not counted (TensorFlow's rule)
             self._detector.called_with_tracing(repr(getattr(self.python_function, "__func__", self.python_function)))
         return result, concrete
+
+    def branch_after_state_change(self) -> GuardStep | None:
+        """A Python branch on a tensor (`if`, `while`) that one of the traced graphs takes after a call that changed
+        state (an optimizer's update): if it goes the other way at a later call, that call raises, since the
+        update cannot be taken back to trace the other branch (replay.py). None if no graph has one."""
+        for concretes in self._cache.values():
+            for concrete in concretes:
+                after = concrete.program.no_retreat
+                for step in concrete.graph.steps:
+                    if type(step) is GuardStep and step.kind == "bool" and id(step) in after:
+                        return step
+        return None
 
     def pretty_printed_concrete_signatures(self) -> str:
         """Each traced graph's inputs, output and captured variables, in the order they were traced."""

@@ -12,6 +12,7 @@ traces on real values, so once per batch shape: a smaller last batch is traced t
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -51,7 +52,44 @@ def step_function(model: Any, step: Callable, kind: str) -> Callable:
 
     if model.run_eagerly:
         return one_step_on_data
-    return without_retracing_warning(Function(one_step_on_data, reduce_retracing=True, name=f"{kind}_function"))
+    traced = without_retracing_warning(Function(one_step_on_data, reduce_retracing=True, name=f"{kind}_function"))
+    return TracedStep(traced, one_step_on_data, kind)
+
+
+class TracedStep:
+    """A step function traced by `mt.function` (the Function's attributes are its own), which runs the step eagerly
+    from the moment a new graph has a branch it cannot replay safely (BRANCH_AFTER_UPDATE), with a warning."""
+
+    def __init__(self, traced: Function, eager: Callable, kind: str) -> None:
+        self.traced, self.eager, self.kind = traced, eager, kind
+        self.runs_eagerly = False
+        self.traces = 0
+
+    def __call__(self, data: Any) -> Any:
+        if self.runs_eagerly:
+            return self.eager(data)
+        result = self.traced(data)
+        if self.traced.experimental_get_tracing_count() != self.traces:  # a new graph: can it be replayed safely?
+            self.traces = self.traced.experimental_get_tracing_count()
+            branch = self.traced.branch_after_state_change()
+            if branch is not None:
+                self.runs_eagerly = True
+                where = branch.where or "a line of the step"
+                warnings.warn(BRANCH_AFTER_UPDATE.format(kind=self.kind, where=where), stacklevel=4)
+        return result
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.traced, name)
+
+
+# TensorFlow's AutoGraph turns such an `if` into a tf.cond that holds both branches; minitape's graph replays one
+# branch, and cannot take back the update it ran before finding that the branch went the other way
+BRANCH_AFTER_UPDATE = (
+    "the {kind} step branches on a tensor's value after an optimizer's or a metric's update (at {where}): minitape's "
+    "traced step could not replay the other branch, so this model's {kind} step runs eagerly from now on, as with "
+    "compile(run_eagerly=True). To keep it traced, decide the branch before the update, or compute both ways with "
+    "mt.where."
+)
 
 
 def _should_validate(epoch: int, validation_freq: Any) -> bool:

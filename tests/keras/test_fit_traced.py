@@ -357,3 +357,64 @@ def test_losses_and_metrics_that_look_at_the_values_train_bit_for_bit_as_eagerly
         return model
 
     _same_training(build, x, y, batch_size=12, epochs=2, shuffle=False)
+
+
+class BranchAfterUpdate(keras.Model):
+    """A train_step with a Python `if` on a tensor after the optimizer's update: it goes the other way from step 4."""
+
+    def __init__(self):
+        super().__init__()
+        self.dense = keras.layers.Dense(1, kernel_initializer="ones")
+        self.late_steps = mt.Variable(0)
+
+    def call(self, x):
+        return self.dense(x)
+
+    def train_step(self, data):
+        x, y = data
+        with mt.GradientTape() as tape:
+            loss = self.compute_loss(x=x, y=y, y_pred=self(x, training=True))
+        variables = self.dense.trainable_variables
+        self.optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+        if self.optimizer.iterations > 3:  # a branch on a tensor, decided after the update
+            self.late_steps.assign_add(1)
+        return {"loss": loss}
+
+
+def _fit_branching(run_eagerly):
+    model = BranchAfterUpdate()
+    model.compile("sgd", "mse", run_eagerly=run_eagerly)
+    history = model.fit(X, Y, batch_size=2, epochs=2, verbose=0, shuffle=False)
+    return model, history.history["loss"]
+
+
+def test_a_branch_after_the_update_makes_fit_run_that_step_eagerly_with_a_warning():
+    eager_model, eager_losses = _fit_branching(run_eagerly=True)
+    with pytest.warns(UserWarning, match=r"the train step branches on a tensor's value after an optimizer's") as seen:
+        model, losses = _fit_branching(run_eagerly=False)
+    assert len(seen) == 1 and "runs eagerly from now on" in str(seen[0].message)
+    assert model.train_function.runs_eagerly and model.train_function.experimental_get_tracing_count() == 1
+    # 10 steps, 7 of them after the third: every step ran its Python, as eager fit's did, bit for bit
+    assert int(model.late_steps) == int(eager_model.late_steps) == 7
+    assert losses == eager_losses
+    np.testing.assert_array_equal(model.dense.kernel.numpy(), eager_model.dense.kernel.numpy())
+
+
+def test_a_branch_before_the_update_stays_traced_without_a_warning(recwarn):
+    class BranchBefore(BranchAfterUpdate):
+        def train_step(self, data):
+            x, y = data
+            if self.optimizer.iterations > 3:  # decided before the update: a guard the graph can retreat from
+                self.late_steps.assign_add(1)
+            with mt.GradientTape() as tape:
+                loss = self.compute_loss(x=x, y=y, y_pred=self(x, training=True))
+            variables = self.dense.trainable_variables
+            self.optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+            return {"loss": loss}
+
+    model = BranchBefore()
+    model.compile("sgd", "mse")
+    model.fit(X, Y, batch_size=2, epochs=2, verbose=0, shuffle=False)
+    assert int(model.late_steps) == 6  # steps 5 to 10 see iterations > 3 before their update
+    assert not [w for w in recwarn if "runs eagerly" in str(w.message)]
+    assert not model.train_function.runs_eagerly and model.train_function.experimental_get_tracing_count() == 2
