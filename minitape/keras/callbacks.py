@@ -383,19 +383,28 @@ class Progbar:
         self.start = time.perf_counter()
         self._last_draw = 0.0
         self._interactive = _interactive()
+        # Keras 3 shows the names in the order it first met them: a batch's logs with verbose=1 (so the batch's
+        # order stays on the last line), only the final logs with verbose=2
+        self._values: dict = {}
+
+    def _remember(self, values: dict | None, finalize: bool) -> None:
+        if self.verbose == 1 or finalize:
+            self._values.update(values or {})
 
     def update(self, current: int, values: dict | None = None, finalize: bool = False) -> None:
         if self.verbose == 0:
             return
+        self._remember(values, finalize)
         now = time.perf_counter()
         if not finalize and (not self._interactive or self.verbose != 1 or now - self._last_draw < 0.05):
             return
         self._last_draw = now
         elapsed = now - self.start
-        metrics = "".join(f" - {k}: {_format(v)}" for k, v in (values or {}).items())
+        metrics = "".join(f" - {k}: {_format(v)}" for k, v in self._values.items())
         if finalize:
             per_step = elapsed / max(current, 1)
-            timing = f"{elapsed:.0f}s {_format_step(per_step)}/{self.unit}"
+            # Keras 3's verbose=2 line has a dash between the seconds and the time per step, its bar line none
+            timing = f"{elapsed:.0f}s{' -' if self.verbose == 2 else ''} {_format_step(per_step)}/{self.unit}"
             bar = self._bar(current) if self.verbose == 1 else f"{current}/{self.target}"
             sys.stdout.write(("\r" if self._interactive and self.verbose == 1 else "") + f"{bar} - {timing}{metrics}\n")
         elif self.target is None:

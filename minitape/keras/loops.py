@@ -169,8 +169,10 @@ def test_loop(model: Any, iterator: data_adapter.EpochIterator, verbose: int, ho
         hooks.on_test_batch_end(step, logs=logs)
         bar.update(step + 1, logs)
     bar.target = step + 1
-    bar.update(step + 1, logs, finalize=True)
-    hooks.on_test_end(logs=logs)
+    # Keras 3 flattens and sorts the names once for evaluate's result and once more for the callbacks
+    final = dict(sorted(logs.items()))
+    bar.update(step + 1, final, finalize=True)
+    hooks.on_test_end(logs=final)
     return logs
 
 
