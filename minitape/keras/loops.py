@@ -114,9 +114,9 @@ def fit(model: Any, x: Any, y: Any, batch_size: Any, epochs: int, verbose: Any, 
     model.stop_training = False
     epoch_logs: dict = {}
     for epoch in range(initial_epoch, epochs):
-        if verbose:
-            print(f"Epoch {epoch + 1}/{epochs}")
         hooks.on_epoch_begin(epoch)
+        if verbose:  # Keras 3's progress bar is the last callback: it prints after the others' hooks
+            print(f"Epoch {epoch + 1}/{epochs}")
         model.reset_metrics()
         bar = Progbar(iterator.steps, verbose=verbose)
         logs: dict = {}
@@ -136,9 +136,9 @@ def fit(model: Any, x: Any, y: Any, batch_size: Any, epochs: int, verbose: Any, 
         if validation_data is not None and _should_validate(epoch, validation_freq):
             val = _validate(model, validation_data, validation_batch_size or batch_size, validation_steps, hooks)
             logs = {**logs, **{f"val_{k}": v for k, v in val.items()}}
-        bar.update(iterator.steps, logs, finalize=True)
         epoch_logs = dict(logs)  # one dict for every callback, as in Keras: what one adds, the next sees
         hooks.on_epoch_end(epoch, logs=epoch_logs)
+        bar.update(iterator.steps, epoch_logs, finalize=True)  # with what the callbacks added
         if model.stop_training:
             break
     hooks.on_train_end(logs=epoch_logs)
@@ -171,8 +171,8 @@ def test_loop(model: Any, iterator: data_adapter.EpochIterator, verbose: int, ho
     bar.target = step + 1
     # Keras 3 flattens and sorts the names once for evaluate's result and once more for the callbacks
     final = dict(sorted(logs.items()))
-    bar.update(step + 1, final, finalize=True)
     hooks.on_test_end(logs=final)
+    bar.update(step + 1, final, finalize=True)
     return logs
 
 
@@ -204,8 +204,8 @@ def predict(model: Any, x: Any, batch_size: Any, verbose: Any, steps: Any, callb
         hooks.on_predict_batch_end(step, logs={"outputs": output})
         bar.update(step + 1)
     bar.target = step + 1
-    bar.update(step + 1, finalize=True)
     hooks.on_predict_end()
+    bar.update(step + 1, finalize=True)
     if not outputs:  # Keras 3 fails here too (an UnboundLocalError): say why
         raise ValueError(
             "predict(): x gave no batches (it holds 0 examples), so there is nothing to predict and no output shape "

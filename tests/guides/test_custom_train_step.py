@@ -19,9 +19,9 @@ traced default: each `train_step` / `test_step` runs through `mt.function`, as K
   libraries) by reads of a table of numpy draws held in a variable and a counter it steps: its losses and line
   are TensorFlow 2.21's.
 - Side effects: a list appended in the step counts its traces. TensorFlow 2.21 traced each of the guide's steps
-  twice for 1000 samples in batches of 32 (one generic trace per step function; here: once for the batches of
-  32, once for the last batch of 8); it traced the GAN's step twice too where minitape, whose traces are per
-  batch shape (see minitape/keras/loops.py), traces its batches of 64 once.
+  twice on its arrays (on 1024 samples, all batches full, twice too), and the GAN's step twice; minitape traces
+  once per batch shape (see minitape/keras/loops.py): twice on the guide's arrays (batches of 32, a last one of
+  8), as TensorFlow, but once for the GAN's batches of 64.
 """
 
 import re

@@ -78,3 +78,49 @@ def test_fit_verbose_2_line(capsys):
     # TensorFlow 2.21 prints "2/2 - 0s - 88ms/step - loss: 0.3223 - mae: 0.5124" (its own start)
     line = r"2/2 - \d+s - \d+[mu]?s/step - loss: \d\.\d{4} - mae: \d\.\d{4}\n"
     assert re.fullmatch("Epoch 1/1\n" + line, capsys.readouterr().out)
+
+
+class Printing(keras.callbacks.Callback):
+    def on_epoch_begin(self, epoch, logs=None):
+        print("epoch_begin", epoch)
+
+    def on_epoch_end(self, epoch, logs=None):
+        print("epoch_end", epoch)
+        logs["extra"] = 1.0
+
+    def on_test_end(self, logs=None):
+        print("test_end")
+
+    def on_predict_end(self, logs=None):
+        print("predict_end")
+
+
+def _fit_evaluate_predict(verbose, capsys):
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    x, y = np.ones((8, 3)), np.ones((8, 1))
+    capsys.readouterr()
+    model.fit(x, y, batch_size=4, epochs=1, verbose=verbose, callbacks=[Printing()])
+    model.evaluate(x, y, verbose=verbose, callbacks=[Printing()])
+    model.predict(x, verbose=verbose, callbacks=[Printing()])
+    return capsys.readouterr().out
+
+
+def test_the_progress_bar_prints_after_the_other_callbacks_hooks_with_what_they_added(capsys):
+    out = re.sub(r" - \d+s - \d+[mu]?s/step", " - T", _fit_evaluate_predict(2, capsys))
+    # TensorFlow 2.21 (its bar is Keras 3's last callback) prints these lines in this order
+    assert re.fullmatch(
+        r"epoch_begin 0\nEpoch 1/1\nepoch_end 0\n2/2 - T - loss: \d+\.\d{4} - extra: 1\.0000\n"
+        r"test_end\n1/1 - T - loss: \d+\.\d{4}\npredict_end\n1/1 - T\n",
+        out,
+    )
+
+
+def test_with_verbose_1_too(capsys):
+    out = _fit_evaluate_predict(1, capsys)
+    # the final bars (a time per step and no ETA) come after the hooks, as in TensorFlow 2.21
+    finals = [m.start() for m in re.finditer(r"\d/\d \[=+\] - \d+s", out)]
+    hooks = [out.index(name) for name in ("epoch_end 0", "test_end", "predict_end")]
+    assert len(finals) == 3 and all(h < f for h, f in zip(hooks, finals, strict=True))
+    assert hooks[1] > finals[0] and hooks[2] > finals[1]
+    assert re.search(r"2/2 \[=+\] - \d+s \d+[mu]?s/step - loss: \d+\.\d{4} - extra: 1\.0000\n", out)
