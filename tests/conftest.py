@@ -65,6 +65,25 @@ def same_start():
     return _glorot_start
 
 
+def _digits_as_mnist() -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """`keras.datasets.mnist.load_data()` without a download: the 8x8 digits bundled with minitape (1437 training,
+    360 test images), each pixel blown up to 3x3 and padded to MNIST's 28x28, grey levels 0..16 as MNIST's 0..255
+    uint8; labels uint8 0..9."""
+    (x_train, y_train), (x_test, y_test) = mt.keras.datasets.digits.load_data()
+
+    def pixels(x):
+        big = np.pad(np.kron(x, np.ones((3, 3), x.dtype)), ((0, 0), (2, 2), (2, 2)))
+        return np.round(big.astype(np.float64) * 255 / 16).astype(np.uint8)
+
+    return (pixels(x_train), y_train), (pixels(x_test), y_test)
+
+
+@pytest.fixture
+def digits_as_mnist():
+    """`digits_as_mnist()` stands where a ported guide calls `keras.datasets.mnist.load_data()`."""
+    return _digits_as_mnist
+
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -10,9 +10,9 @@ traced default: each `train_step` / `test_step` runs through `mt.function`, as K
   gets `shuffle=False` and `verbose=2`: so every loss and metric below is the number TensorFlow 2.21 (Keras
   3.15.1) printed for this exact script (2026-11-28), and each test asserts it and the printed lines (timings
   masked);
-- the GAN's MNIST cannot be downloaded: the 8x8 digits bundled with minitape (`keras.datasets.digits`, training
-  and test images joined as the guide joins MNIST's), each pixel blown up 3x3 and padded to MNIST's 28x28, grey
-  levels 0..16 rescaled to MNIST's 0..255, stand in; and the GAN trains on 2 batches, not 100. Its draws from
+- the GAN's MNIST cannot be downloaded: the 8x8 digits bundled with minitape, blown up to MNIST's 28x28 uint8
+  images (the `digits_as_mnist` fixture of tests/conftest.py), stand in, training and test images joined as the
+  guide joins MNIST's; and the GAN trains on 2 batches, not 100. Its draws from
   `keras.random` are minitape's (numpy's PCG64), not TensorFlow's, so the guide's run as written is checked against
   an eager run (the traced step draws afresh at every step, not the tracing step's draws replayed); a second run
   starts from TensorFlow's weights, on unshuffled batches, its `keras.random.normal` / `uniform` replaced (in both
@@ -289,7 +289,7 @@ def test_providing_your_own_evaluation_step(capsys, same_start):
     assert TRACES == ["test_step", "test_step"]  # no new trace: the metrics were reset, not retraced
 
 
-def _gan(run_eagerly, same_start=None):
+def _gan(digits_as_mnist, run_eagerly, same_start=None):
     """The GAN cells as written (discriminator, generator, the GAN class, the test drive), the steps counted; with
     `same_start`, unshuffled batches and TensorFlow's starting weights."""
     # Create the discriminator
@@ -394,7 +394,7 @@ def _gan(run_eagerly, same_start=None):
 
     # Prepare the dataset. We use both the training & test MNIST digits.
     batch_size = 64
-    (x_train, _), (x_test, _) = DIGITS_AS_MNIST.load_data()
+    (x_train, _), (x_test, _) = digits_as_mnist()
     all_digits = np.concatenate([x_train, x_test])
     all_digits = all_digits.astype("float32") / 255.0
     all_digits = np.reshape(all_digits, (-1, 28, 28, 1))
@@ -419,30 +419,16 @@ def _gan(run_eagerly, same_start=None):
     return gan.fit(dataset.take(2), epochs=1, verbose=2)
 
 
-class DIGITS_AS_MNIST:  # noqa: N801 (it stands where the guide has the module keras.datasets.mnist)
-    """`load_data()` as MNIST's: uint8 images 0..255 of shape (n, 28, 28), each digit's pixel a 3x3 block."""
-
-    @staticmethod
-    def load_data():
-        (x_train, y_train), (x_test, y_test) = keras.datasets.digits.load_data()
-
-        def pixels(x):
-            big = np.pad(np.kron(x, np.ones((3, 3), x.dtype)), ((0, 0), (2, 2), (2, 2)))
-            return np.round(big.astype(np.float64) * 255 / 16).astype(np.uint8)
-
-        return (pixels(x_train), y_train), (pixels(x_test), y_test)
-
-
-def test_wrapping_up_an_end_to_end_gan_example(capsys):
+def test_wrapping_up_an_end_to_end_gan_example(capsys, digits_as_mnist):
     TRACES.clear()
     keras.utils.set_random_seed(0)
-    traced = _gan(run_eagerly=False).history
+    traced = _gan(digits_as_mnist, run_eagerly=False).history
     assert TRACES == [(64, 28, 28, 1)]  # one trace for its batches of 64 (TensorFlow 2.21 traced twice)
     line = _lines(capsys.readouterr().out)[1]
     assert re.fullmatch(r"2/2 - Ts - T/step - d_loss: \d\.\d{4} - g_loss: \d\.\d{4}", line)
     TRACES.clear()
     keras.utils.set_random_seed(0)
-    eager = _gan(run_eagerly=True).history
+    eager = _gan(digits_as_mnist, run_eagerly=True).history
     assert len(TRACES) == 2  # eagerly, the step's Python runs at each batch
     # the traced step drew new latent vectors and label noise at each step, as the eager one did
     assert traced.keys() == eager.keys() == {"d_loss", "g_loss"}
@@ -476,12 +462,12 @@ class TableDraws:
         return drawn
 
 
-def test_the_gan_from_tensorflows_start(capsys, monkeypatch, same_start):
+def test_the_gan_from_tensorflows_start(capsys, monkeypatch, same_start, digits_as_mnist):
     draws = TableDraws(2, 5)
     monkeypatch.setattr(keras.random, "normal", draws.normal)
     monkeypatch.setattr(keras.random, "uniform", draws.uniform)
     TRACES.clear()
-    history = _gan(run_eagerly=False, same_start=same_start).history
+    history = _gan(digits_as_mnist, run_eagerly=False, same_start=same_start).history
     # TensorFlow 2.21 prints this line and records this History for the same script
     assert _lines(capsys.readouterr().out) == ["Epoch 1/1", "2/2 - Ts - T/step - d_loss: 0.6773 - g_loss: 0.6702"]
     np.testing.assert_allclose(history["d_loss"], [0.6773155927658081], rtol=1e-5)
