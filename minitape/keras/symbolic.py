@@ -162,6 +162,9 @@ def call_layer(layer: Any, inputs: Any, args: tuple, kwargs: dict) -> Any:
         ) from error
     if stateful:  # the placeholder runs moved its states: a sequence starts from zeros
         layer.reset_states()
+    # what add_loss kept from the placeholder runs is no loss of the model (Keras 3: a new model's losses are its
+    # weight regularizers' only, and add_loss losses come with the first real call)
+    backend.clear_call_losses(layer)
 
     def symbolic_output(a: Any, b: Any) -> KerasTensor:
         shape = [None if m != n else m for m, n in zip(a.shape, b.shape)]
