@@ -24,6 +24,7 @@ traced step whose first call builds an optimizer is traced once (TensorFlow trac
 creates variables: `experimental_get_tracing_count()` gives 2 there, and Python side effects happen twice).
 """
 
+import os
 import re
 import time
 
@@ -386,3 +387,137 @@ def test_losses_tracked_by_the_model_the_guides_step_reuses_the_last_optimizer(s
     assert float(train_acc_metric.result()) == 0.15625
     model(next(iter(val_dataset))[0])  # the first 32 validation images
     assert len(model.losses) == 1 and float(model.losses[0]) == pytest.approx(1.1041847, rel=2e-5)
+
+
+def _gan():
+    """The guide's GAN cells up to its train_step, as written (the guide sets batch_size = 64 before it runs)."""
+    discriminator = keras.Sequential(
+        [
+            keras.Input(shape=(28, 28, 1)),
+            keras.layers.Conv2D(64, (3, 3), strides=(2, 2), padding="same"),
+            keras.layers.LeakyReLU(negative_slope=0.2),
+            keras.layers.Conv2D(128, (3, 3), strides=(2, 2), padding="same"),
+            keras.layers.LeakyReLU(negative_slope=0.2),
+            keras.layers.GlobalMaxPooling2D(),
+            keras.layers.Dense(1),
+        ],
+        name="discriminator",
+    )
+    discriminator.summary()
+
+    latent_dim = 128
+
+    generator = keras.Sequential(
+        [
+            keras.Input(shape=(latent_dim,)),
+            # We want to generate 128 coefficients to reshape into a 7x7x128 map
+            keras.layers.Dense(7 * 7 * 128),
+            keras.layers.LeakyReLU(negative_slope=0.2),
+            keras.layers.Reshape((7, 7, 128)),
+            keras.layers.Conv2DTranspose(128, (4, 4), strides=(2, 2), padding="same"),
+            keras.layers.LeakyReLU(negative_slope=0.2),
+            keras.layers.Conv2DTranspose(128, (4, 4), strides=(2, 2), padding="same"),
+            keras.layers.LeakyReLU(negative_slope=0.2),
+            keras.layers.Conv2D(1, (7, 7), padding="same", activation="sigmoid"),
+        ],
+        name="generator",
+    )
+
+    # Instantiate one optimizer for the discriminator and another for the generator.
+    d_optimizer = keras.optimizers.Adam(learning_rate=0.0003)
+    g_optimizer = keras.optimizers.Adam(learning_rate=0.0004)
+
+    # Instantiate a loss function.
+    loss_fn = keras.losses.BinaryCrossentropy(from_logits=True)
+
+    batch_size = 64
+
+    @tf.function
+    def train_step(real_images):
+        # Sample random points in the latent space
+        random_latent_vectors = tf.random.normal(shape=(batch_size, latent_dim))
+        # Decode them to fake images
+        generated_images = generator(random_latent_vectors)
+        # Combine them with real images
+        combined_images = tf.concat([generated_images, real_images], axis=0)
+
+        # Assemble labels discriminating real from fake images
+        labels = tf.concat([tf.ones((batch_size, 1)), tf.zeros((real_images.shape[0], 1))], axis=0)
+        # Add random noise to the labels - important trick!
+        labels += 0.05 * tf.random.uniform(labels.shape)
+
+        # Train the discriminator
+        with tf.GradientTape() as tape:
+            predictions = discriminator(combined_images)
+            d_loss = loss_fn(labels, predictions)
+        grads = tape.gradient(d_loss, discriminator.trainable_weights)
+        d_optimizer.apply(grads, discriminator.trainable_weights)
+
+        # Sample random points in the latent space
+        random_latent_vectors = tf.random.normal(shape=(batch_size, latent_dim))
+        # Assemble labels that say "all real images"
+        misleading_labels = tf.zeros((batch_size, 1))
+
+        # Train the generator (note that we should *not* update the weights
+        # of the discriminator)!
+        with tf.GradientTape() as tape:
+            predictions = discriminator(generator(random_latent_vectors))
+            g_loss = loss_fn(misleading_labels, predictions)
+        grads = tape.gradient(g_loss, generator.trainable_weights)
+        g_optimizer.apply(grads, generator.trainable_weights)
+        return d_loss, g_loss, generated_images
+
+    # Prepare the dataset. We use both the training & test MNIST digits.
+    batch_size = 64
+    (x_train, _), (x_test, _) = DIGITS_AS_MNIST.load_data()
+    all_digits = np.concatenate([x_train, x_test])
+    all_digits = all_digits.astype("float32") / 255.0
+    all_digits = np.reshape(all_digits, (-1, 28, 28, 1))
+    dataset = tf.data.Dataset.from_tensor_slices(all_digits)
+    dataset = dataset.shuffle(buffer_size=1024).batch(batch_size)
+    return discriminator, generator, (d_optimizer, g_optimizer), train_step, dataset
+
+
+def test_a_gan_training_loop_as_written_stops_at_array_to_img(capsys, tmp_path):
+    discriminator, generator, optimizers, train_step, dataset = _gan()
+    summary = capsys.readouterr().out
+    # TensorFlow 2.21 prints Keras 3's table ending "Total params: 74,625 (291.50 KB)"; minitape its own table
+    assert "conv2d (Conv2D)" in summary and "global_max_pooling2d" in summary and "Total params: 74,625" in summary
+    assert "Trainable params: 74,625" in summary
+    assert generator.count_params() == 1_339_905 and generator.output_shape == (None, 28, 28, 1)  # TensorFlow's
+    epochs = 1  # In practice you need at least 20 epochs to generate nice digits.
+    save_dir = str(tmp_path)
+
+    with pytest.raises(AttributeError) as caught:
+        for epoch in range(epochs):
+            print(f"\nStart epoch {epoch}")
+
+            for step, real_images in enumerate(dataset):
+                # Train the discriminator & generator on one batch of real images.
+                d_loss, g_loss, generated_images = train_step(real_images)
+
+                # Logging.
+                if step % 100 == 0:
+                    # Print metrics
+                    print(f"discriminator loss at step {step}: {d_loss:.2f}")
+                    print(f"adversarial loss at step {step}: {g_loss:.2f}")
+
+                    # Save one generated image
+                    img = keras.utils.array_to_img(generated_images[0] * 255.0, scale=False)
+                    img.save(os.path.join(save_dir, f"generated_img_{step}.png"))
+
+                # To limit execution time we stop after 10 steps.
+                # Remove the lines below to actually train the model!
+                if step > 10:
+                    break
+    assert str(caught.value) == (
+        "minitape has no keras.utils.array_to_img: show the array with matplotlib: plt.imshow(array)."
+    )
+    out = capsys.readouterr().out
+    # TensorFlow 2.21 (random latent vectors: no same start) printed 0.67 and 0.66 here
+    match = re.fullmatch(
+        r"\nStart epoch 0\ndiscriminator loss at step 0: (\d\.\d\d)\nadversarial loss at step 0: (\S+)\n", out
+    )
+    assert match and 0.5 < float(match[1]) < 0.9 and 0.5 < float(match[2]) < 0.9, out
+    assert generated_images.shape == (64, 28, 28, 1) and 0 < float(tf.reduce_min(generated_images)) < 1
+    assert [int(o.iterations.numpy()) for o in optimizers] == [1, 1]
