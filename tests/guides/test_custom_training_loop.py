@@ -521,3 +521,13 @@ def test_a_gan_training_loop_as_written_stops_at_array_to_img(capsys, tmp_path):
     assert match and 0.5 < float(match[1]) < 0.9 and 0.5 < float(match[2]) < 0.9, out
     assert generated_images.shape == (64, 28, 28, 1) and 0 < float(tf.reduce_min(generated_images)) < 1
     assert [int(o.iterations.numpy()) for o in optimizers] == [1, 1]
+
+    # the loop's next two steps without the image lines: replays of the traced step, which draw new latent vectors
+    images = [generated_images.numpy()]
+    for real_images in dataset.take(2):
+        d_loss, g_loss, generated_images = train_step(real_images)
+        images.append(generated_images.numpy())
+    assert not np.array_equal(images[1], images[2]) and np.isfinite([float(d_loss), float(g_loss)]).all()
+    assert [int(o.iterations.numpy()) for o in optimizers] == [3, 3]
+    # TensorFlow 2.21 traces it twice at its first call (that call builds the two optimizers); minitape once
+    assert train_step.experimental_get_tracing_count() == 1
