@@ -395,7 +395,9 @@ class Progbar:
         metrics = "".join(f" - {k}: {_format(v)}" for k, v in (values or {}).items())
         if finalize:
             per_step = elapsed / max(current, 1)
-            timing = f"{elapsed:.0f}s {_format_step(per_step)}/{self.unit}"
+            # Keras 3: `3/3 ━━━━ 0s 4ms/step` under a bar, `3/3 - 0s - 4ms/step` on the one line of verbose=2
+            gap = " " if self.verbose == 1 else " - "
+            timing = f"{elapsed:.0f}s{gap}{_format_step(per_step)}/{self.unit}"
             bar = self._bar(current) if self.verbose == 1 else f"{current}/{self.target}"
             sys.stdout.write(("\r" if self._interactive and self.verbose == 1 else "") + f"{bar} - {timing}{metrics}\n")
         elif self.target is None:

@@ -114,7 +114,7 @@ def fit(model: Any, x: Any, y: Any, batch_size: Any, epochs: int, verbose: Any, 
     model.stop_training = False
     epoch_logs: dict = {}
     for epoch in range(initial_epoch, epochs):
-        if verbose:
+        if verbose and epochs > 1:  # Keras 3 names the epoch only when there are several
             print(f"Epoch {epoch + 1}/{epochs}")
         hooks.on_epoch_begin(epoch)
         model.reset_metrics()
