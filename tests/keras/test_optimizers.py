@@ -366,7 +366,7 @@ def test_an_optimizer_refuses_variables_it_was_not_built_for_as_keras_3():
 
 
 def test_the_unknown_variable_error_shows_a_layers_weight_by_its_path_not_its_values():
-    dense = mt.keras.layers.Dense(64)
+    dense = mt.keras.layers.Dense(64, name="dense")  # named: other tests' layers take the default names first
     dense.build((None, 784))
     optimizer = mt.keras.optimizers.Adam()
     optimizer.apply([mt.constant(1.0)], [mt.Variable(2.0)])
