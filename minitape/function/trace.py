@@ -31,7 +31,7 @@ from minitape.engine.context import state
 from minitape.engine.tensor import Tensor
 from minitape.function.graph import AssignStep, CallStep, Graph, GuardStep, OpStep, ReadStep, Slot
 from minitape.values import nest
-from minitape.values.tensor_like import OUT_OF_SCOPE, TensorLike
+from minitape.values.tensor_like import OUT_OF_SCOPE, OUT_OF_SCOPE_NAMES, TensorLike
 
 VARIABLE_ON_LATER_TRACE = (
     "tf.function only supports singleton tf.Variables created on the first call. Make sure the tf.Variable is only "
@@ -96,9 +96,9 @@ class Tracer:
         results (`Function._trace`)."""
         for tensor in self.made:
             OUT_OF_SCOPE[tensor._id] = tensor
-            _OUT_OF_SCOPE_NAMES[tensor._id] = self.names.get(self.slots[tensor._id], "tensor")
-        for key in [k for k in _OUT_OF_SCOPE_NAMES if k not in OUT_OF_SCOPE]:
-            del _OUT_OF_SCOPE_NAMES[key]
+            OUT_OF_SCOPE_NAMES[tensor._id] = self.names.get(self.slots[tensor._id], "tensor")
+        for key in [k for k in OUT_OF_SCOPE_NAMES if k not in OUT_OF_SCOPE]:
+            del OUT_OF_SCOPE_NAMES[key]
         self.made = []
 
     def symbolic_text(self, tensor: Tensor) -> str:
@@ -207,12 +207,9 @@ def refuse_variables_made_per_call(graph: Graph) -> None:
         raise ValueError(VARIABLE_ON_LATER_TRACE)
 
 
-_OUT_OF_SCOPE_NAMES: dict[int, str] = {}  # the graph-mode name of each tensor in OUT_OF_SCOPE
-
-
 def _out_of_scope_message(tensor: Tensor) -> str:
     """TensorFlow 2.21's error for a tensor used outside the graph that made it."""
-    name = _OUT_OF_SCOPE_NAMES.get(tensor._id, "tensor")
+    name = OUT_OF_SCOPE_NAMES.get(tensor._id, "tensor")
     return (
         f"<tf.Tensor '{name}:0' shape={tensor.shape} dtype={tensor.dtype.name}> is out of scope and cannot be used "
         "here. Use return values, explicit Python locals or TensorFlow collections to access it.\nPlease see "

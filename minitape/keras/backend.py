@@ -6,6 +6,7 @@ import collections
 import contextlib
 import re
 import threading
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -132,6 +133,22 @@ def training_scope(training: bool) -> Iterator[None]:
 def call_state() -> _CallState:
     """This thread's layer-call state: the training flags, the call depth, the layers holding losses."""
     return _training
+
+
+_layer_weights: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # id -> a weight add_weight made
+
+
+def note_layer_weight(variable: Any) -> None:
+    _layer_weights[id(variable)] = variable
+
+
+def describe_variable(variable: Any) -> str:
+    """A variable as Keras 3's messages show it: a layer's weight by its path, shape and dtype (its values could fill
+    the screen); a variable made by hand as its repr, as TensorFlow's tf.Variable prints."""
+    if _layer_weights.get(id(variable)) is not variable:
+        return repr(variable)
+    path = variable.name.removesuffix(":0")
+    return f"<Variable path={path}, shape={tuple(variable.shape)}, dtype={variable.dtype.name}>"
 
 
 _regularized_weights = 0  # how many weights with a regularizer were ever made: 0 lets `layer.losses` skip its walk

@@ -115,8 +115,8 @@ def fit(model: Any, x: Any, y: Any, batch_size: Any, epochs: int, verbose: Any, 
     epoch_logs: dict = {}
     for epoch in range(initial_epoch, epochs):
         hooks.on_epoch_begin(epoch)
-        if verbose:  # Keras 3's progress bar is the last callback: it prints after the others' hooks
-            print(f"Epoch {epoch + 1}/{epochs}")
+        if verbose and epochs > 1:  # Keras 3's progress bar, the last callback: after the others' hooks, and
+            print(f"Epoch {epoch + 1}/{epochs}")  # only when there are several epochs
         model.reset_metrics()
         bar = Progbar(iterator.steps, verbose=verbose)
         logs: dict = {}

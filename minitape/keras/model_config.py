@@ -92,7 +92,7 @@ def functional_config(model: Any) -> dict:
 
     def written(value: Any) -> Any:
         if isinstance(value, symbolic.KerasTensor):
-            shape_config = {"shape": value.shape, "dtype": value.dtype.name, "keras_history": history(value)}
+            shape_config = {"shape": value.shape, "dtype": value.dtype, "keras_history": history(value)}
             return {"class_name": "__keras_tensor__", "config": shape_config}
         return value
 

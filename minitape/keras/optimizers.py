@@ -280,9 +280,9 @@ class Optimizer:
         for v in variables:
             if v.id not in known:
                 raise ValueError(
-                    f"Unknown variable: {v!r}. This optimizer can only be called for the variables it was "
-                    "originally built with. When working with a new set of variables, you should recreate a new "
-                    "optimizer instance: make a new optimizer for each model, e.g. "
+                    f"Unknown variable: {backend.describe_variable(v)}. This optimizer can only be called for the "
+                    "variables it was originally built with. When working with a new set of variables, you should "
+                    "recreate a new optimizer instance: make a new optimizer for each model, e.g. "
                     f"keras.optimizers.{type(self).__name__}()"
                 )
 

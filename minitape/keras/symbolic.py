@@ -38,17 +38,22 @@ class KerasTensor:
 
     def __init__(self, shape: tuple, dtype: Any = "float32", name: str | None = None, node: Node | None = None):
         self.shape = tuple(None if n is None else int(n) for n in shape)
-        self.dtype: DType = as_dtype(dtype)
+        self._dtype: DType = as_dtype(dtype)
         self.name = name or backend.unique_name("keras_tensor")
         self.node = node  # the layer call that made it; None for the output of keras.Input
         self.input_layer: Any = None  # for keras.Input: its InputLayer
+
+    @property
+    def dtype(self) -> str:
+        """The dtype's name, 'float32', as Keras 3's KerasTensor gives it (a string, equal to mt.float32)."""
+        return self._dtype.name
 
     @property
     def ndim(self) -> int:
         return len(self.shape)
 
     def __repr__(self) -> str:
-        return f"<KerasTensor shape={self.shape}, dtype={self.dtype.name}, sparse=False, name={self.name}>"
+        return f"<KerasTensor shape={self.shape}, dtype={self.dtype}, sparse=False, name={self.name}>"
 
     def _no_value(self, what: str) -> TypeError:
         return TypeError(
@@ -128,8 +133,8 @@ def _placeholder(kt: KerasTensor, free_size: int) -> Tensor:
     shape = tuple(
         n if n is not None else free_size if i == 0 else FREE_LENGTHS[free_size] for i, n in enumerate(kt.shape)
     )
-    fill = np.ones if kt.dtype.is_floating else np.zeros
-    return Tensor(fill(shape, dtype=kt.dtype.as_numpy_dtype))
+    fill = np.ones if kt._dtype.is_floating else np.zeros
+    return Tensor(fill(shape, dtype=kt._dtype.as_numpy_dtype))
 
 
 def _run_on_placeholders(layer: Any, inputs: Any, args: tuple, kwargs: dict, free_size: int) -> Any:
@@ -162,6 +167,9 @@ def call_layer(layer: Any, inputs: Any, args: tuple, kwargs: dict) -> Any:
         ) from error
     if stateful:  # the placeholder runs moved its states: a sequence starts from zeros
         layer.reset_states()
+    # what add_loss kept from the placeholder runs is no loss of the model (Keras 3: a new model's losses are its
+    # weight regularizers' only, and add_loss losses come with the first real call)
+    backend.clear_call_losses(layer)
 
     def symbolic_output(a: Any, b: Any) -> KerasTensor:
         shape = [None if m != n else m for m, n in zip(a.shape, b.shape)]

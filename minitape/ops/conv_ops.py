@@ -98,6 +98,45 @@ def _im2col(x: np.ndarray, k_hw, strides, out_hw, pads) -> np.ndarray:
     return np.ascontiguousarray(windows).reshape(rows, columns)
 
 
+# An im2col matrix larger than this (bytes) is not made: the product is taken one kernel offset at a time instead,
+# from pieces the size of the input. A 7x7 filter over 128 channels of 64 images of 28x28 (the generator of
+# keras-io's GAN) would need 1.26 GB, filled afresh at every call (bench_conv.py measures both ways)
+IM2COL_LIMIT = 1 << 26
+
+
+def _im2col_too_big(x: np.ndarray, k_hw, out_hw) -> bool:
+    return x.shape[0] * out_hw[0] * out_hw[1] * k_hw[0] * k_hw[1] * x.shape[3] * x.itemsize > IM2COL_LIMIT
+
+
+def _offset_pieces(x: np.ndarray, k_hw, strides, out_hw, pads):
+    """(offset index, (N*Ho*Wo, C) matrix): for each kernel offset, the pixels it meets, as im2col's columns of
+    that offset (one copy each)."""
+    xp = _pad(x, pads)
+    rows = x.shape[0] * out_hw[0] * out_hw[1]
+    for k, where in enumerate(_offsets(k_hw, strides, out_hw)):
+        yield k, np.ascontiguousarray(xp[where]).reshape(rows, x.shape[3])
+
+
+def _offset_product(x: np.ndarray, w: np.ndarray, strides, out_hw, pads) -> np.ndarray:
+    """Conv2D without the im2col matrix: the sum over kernel offsets (i, j) of the pixels (i, j) meets @ w[i, j]."""
+    out = None
+    kw = w.shape[1]
+    for k, piece in _offset_pieces(x, w.shape[:2], strides, out_hw, pads):
+        term = piece @ w[k // kw, k % kw]
+        out = term if out is None else np.add(out, term, out=out)
+    return out.reshape(x.shape[0], *out_hw, w.shape[3])
+
+
+def _offset_filter_product(x: np.ndarray, dy: np.ndarray, filter_shape, strides, out_hw, pads) -> np.ndarray:
+    """Conv2DBackpropFilter without the im2col matrix: w[i, j]'s gradient is (the pixels (i, j) meets)^T @ dy."""
+    rows = dy.reshape(-1, filter_shape[3])
+    kw = filter_shape[1]
+    dw = np.empty(filter_shape, np.result_type(x, dy))
+    for k, piece in _offset_pieces(x, filter_shape[:2], strides, out_hw, pads):
+        dw[k // kw, k % kw] = piece.T @ rows
+    return dw
+
+
 def _col2im_product(dy: np.ndarray, w: np.ndarray, in_shape, strides, out_hw, pads) -> np.ndarray:
     """The adjoint of `_im2col` applied to dy @ w^T, one kernel offset at a time: dy @ w[i, j]^T is added where
     the pixels of offset (i, j) came from, so the (N*Ho*Wo, kh*kw*C) matrix is never made."""
@@ -116,8 +155,11 @@ def _turned_filter_product(dy: np.ndarray, w: np.ndarray, in_shape, pads) -> np.
     convolution, of dy with the filter turned by 180 degrees and its channel axes swapped, padded by k - 1 - pad
     on each side. One im2col and one product, in place of a product and an addition per kernel offset."""
     (kh, kw), (pt, pb), (pl, pr) = w.shape[:2], pads[1], pads[2]
-    turned = w[::-1, ::-1].transpose(0, 1, 3, 2).reshape(-1, w.shape[2])  # (kh*kw*out, in), a small copy
+    turned = w[::-1, ::-1].transpose(0, 1, 3, 2)  # (kh, kw, out, in), a view
     dy_pads = ((0, 0), (kh - 1 - pt, kh - 1 - pb), (kw - 1 - pl, kw - 1 - pr), (0, 0))
+    if _im2col_too_big(dy, (kh, kw), in_shape[1:3]):
+        return _offset_product(dy, turned, (1, 1), in_shape[1:3], dy_pads)
+    turned = turned.reshape(-1, w.shape[2])  # (kh*kw*out, in), a small copy
     return (_im2col(dy, (kh, kw), (1, 1), in_shape[1:3], dy_pads) @ turned).reshape(in_shape)
 
 
@@ -145,6 +187,8 @@ def _conv2d(x, w, strides, padding):
             f"Conv2D: a {w.shape[0]}x{w.shape[1]} filter does not fit a {x.shape[1]}x{x.shape[2]} input with "
             "padding VALID; use padding SAME or a smaller kernel"
         )
+    if _im2col_too_big(x, w.shape[:2], out_hw):
+        return _offset_product(x, w, strides, out_hw, pads)
     cols = _im2col(x, w.shape[:2], strides, out_hw, pads)
     return (cols @ w.reshape(-1, w.shape[3])).reshape(x.shape[0], *out_hw, w.shape[3])
 
@@ -166,6 +210,8 @@ def _conv2d_backprop_input(dy, w, input_shape, strides, padding):
 
 def _conv2d_backprop_filter(x, dy, filter_shape, strides, padding):
     out_hw, pads = _geometry(x.shape[1:3], filter_shape[:2], strides, padding)
+    if _im2col_too_big(x, filter_shape[:2], out_hw):
+        return _offset_filter_product(x, dy, filter_shape, strides, out_hw, pads)
     cols = _im2col(x, filter_shape[:2], strides, out_hw, pads)
     return (cols.T @ dy.reshape(-1, filter_shape[3])).reshape(filter_shape)
 

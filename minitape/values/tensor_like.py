@@ -19,6 +19,36 @@ from minitape.values.shape import TensorShape
 # tensors a finished `mt.function` trace made and did not return (id -> tensor): graph tensors in TensorFlow, with
 # no value outside their graph; function/trace.py fills it, and `numpy()` here and a later trace refuse them
 OUT_OF_SCOPE: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+OUT_OF_SCOPE_NAMES: dict[int, str] = {}  # the graph-mode name of each tensor in OUT_OF_SCOPE
+
+# TensorFlow 2.21's errors for a graph tensor kept past its tf.function (a Python side effect that appended it to
+# a list, or `model.losses` read after a traced call) turned into a Python value
+_LEAKED_ERRORS = {
+    "float": "float() argument must be a string or a real number, not 'SymbolicTensor'",
+    "int": "int() argument must be a string, a bytes-like object or a real number, not 'SymbolicTensor'",
+    "index": "'SymbolicTensor' object cannot be interpreted as an integer",
+    "format": "unsupported format string passed to SymbolicTensor.__format__",
+    "bool": (
+        "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed. You can attempt the following resolutions "
+        "to the problem: If you are running in Graph mode, use Eager execution mode or decorate this function with "
+        "@tf.function. (minitape: the tensor was made inside an mt.function's trace and kept past it; return it "
+        "from the function instead)"
+    ),
+}
+
+
+def _refuse_if_leaked(tensor: Any, how: str) -> None:
+    """A tensor an mt.function's trace made and did not return holds the value of that one trace: refuse to
+    turn it into a Python value, with TensorFlow's error (its graph tensor has no value at all)."""
+    if OUT_OF_SCOPE and tensor._id in OUT_OF_SCOPE:
+        if how == "array":
+            name = OUT_OF_SCOPE_NAMES.get(tensor._id, "tensor")
+            raise NotImplementedError(
+                f"Cannot convert a symbolic tf.Tensor ({name}:0) to a numpy array. This error may indicate that "
+                "you're trying to pass a Tensor to a NumPy call, which is not supported."
+            )
+        raise TypeError(_LEAKED_ERRORS[how])
+
 
 _ops: Any = None  # minitape.ops.api, which binds itself once the op tables are loaded (they need Tensor first)
 
@@ -147,6 +177,7 @@ class TensorLike:
 
     # numpy-flavoured read-only views of the value
     def __bool__(self) -> bool:
+        _refuse_if_leaked(self, "bool")
         value = self._array()
         if not value.size:  # an empty tensor is false, as in TensorFlow (numpy's reading of an empty array)
             return False
@@ -188,6 +219,8 @@ class TensorLike:
         TensorFlow does: `f"{t}"` of a vector is `[1 2]`, not the tensor's str()."""
         for tracer in state.tracers:  # mt.function hook: a traced tensor has no value to format
             tracer.value_used(self, "format" if spec else "str")
+        if spec:
+            _refuse_if_leaked(self, "format")
         value = self._array()
         return format(value[()] if value.ndim == 0 else value, spec)
 
@@ -200,6 +233,7 @@ class TensorLike:
         _ops.note_numpy_conversion(self)
         for tracer in state.tracers:  # mt.function hook: a traced tensor has no value yet, as in graph mode
             tracer.value_used(self, "array")
+        _refuse_if_leaked(self, "array")
         value = self._array()
         if copy or (dtype is not None and value.dtype != dtype):
             return value.astype(dtype or value.dtype)  # astype always copies
@@ -210,6 +244,7 @@ class TensorLike:
     def _scalar(self, what: str):
         for tracer in state.tracers:  # mt.function hook: a Python number from a traced tensor becomes a guard
             tracer.value_used(self, what)
+        _refuse_if_leaked(self, what)
         value = self._array()
         if value.ndim:  # TensorFlow refuses shape [1] too: "only 0-dimensional arrays can be converted"
             raise TypeError(f"only a scalar tensor converts to {what}, not shape {value.shape}; e.g. {what}(x[0])")

@@ -363,3 +363,20 @@ def test_an_optimizer_refuses_variables_it_was_not_built_for_as_keras_3():
     # Keras 3: ValueError "Unknown variable: ... you should recreate a new optimizer instance."
     with pytest.raises(ValueError, match=r"Unknown variable.*recreate a new optimizer.*keras.optimizers.Adam\(\)"):
         optimizer.apply_gradients([(mt.constant([0.1]), second)])
+
+
+def test_the_unknown_variable_error_shows_a_layers_weight_by_its_path_not_its_values():
+    dense = mt.keras.layers.Dense(64, name="dense")  # named: other tests' layers take the default names first
+    dense.build((None, 784))
+    optimizer = mt.keras.optimizers.Adam()
+    optimizer.apply([mt.constant(1.0)], [mt.Variable(2.0)])
+    # TensorFlow 2.21 (Keras 3.15.1) names a layer's weight this way, without its 50,176 values
+    with pytest.raises(ValueError) as caught:
+        optimizer.apply([mt.zeros_like(dense.kernel)], [dense.kernel])
+    assert str(caught.value).startswith(
+        "Unknown variable: <Variable path=dense/kernel, shape=(784, 64), dtype=float32>. This optimizer can only be "
+        "called for the variables it was originally built with."
+    )
+    # a tf.Variable made by hand: TensorFlow shows its repr, values and all
+    with pytest.raises(ValueError, match=r"^Unknown variable: <mt.Variable 'w:0' shape=\(\) dtype=float32, numpy=1.0>"):
+        optimizer.apply([mt.constant(1.0)], [mt.Variable(1.0, name="w")])

@@ -180,6 +180,7 @@ class Layer(Module):
         with name_scope(f"{self.weight_prefix}{self.name}/"):  # 'dense/kernel', whatever scope it is built in
             variable = Variable(value, trainable=trainable, name=name, dtype=dtype)
         self._own_weights.append(variable)
+        backend.note_layer_weight(variable)
         regularizer = regularizers.get(regularizer)
         if regularizer is not None:
             self._regularized.append((variable, regularizer))
