@@ -356,17 +356,18 @@ def _input_names(func: Callable, args: tuple, kwargs: dict) -> list[str]:
 class _FrequentTracing:
     """TensorFlow's detector: a warning (at most two per function) when 5 of the last 10 calls traced."""
 
-    def __init__(self, warnings_left: int = 2) -> None:
+    def __init__(self, most_warnings: int = 2) -> None:
         self.calls_per_tracing: list[int] = []
         self.call_count = 0
-        self.warnings = 2 - warnings_left
+        self.warnings = 0
+        self.most_warnings = most_warnings
 
     def called_with_tracing(self, name: str) -> None:
         self.call_count += 1
         self.calls_per_tracing.append(1)
         while self.calls_per_tracing and self.call_count - self.calls_per_tracing[0] > 10:
             self.call_count -= self.calls_per_tracing.pop(0)
-        if self.warnings < 2 and len(self.calls_per_tracing) >= 5:
+        if self.warnings < self.most_warnings and len(self.calls_per_tracing) >= 5:
             self.warnings += 1
             warnings.warn(RETRACING_WARNING.format(len(self.calls_per_tracing), self.call_count, name), stacklevel=4)
 
@@ -392,5 +393,5 @@ def _detector(func: Callable) -> _FrequentTracing:
 def without_retracing_warning(function: Function) -> Function:
     """`function` with a detector of its own that never warns: for a Function that TensorFlow traces once for
     every batch size (a `None` batch axis) where minitape traces once per size it sees (Keras' step functions)."""
-    function._detector = _FrequentTracing(warnings_left=0)
+    function._detector = _FrequentTracing(most_warnings=0)
     return function

@@ -23,16 +23,23 @@ OUT_OF_SCOPE_NAMES: dict[int, str] = {}  # the graph-mode name of each tensor in
 
 # TensorFlow 2.21's errors for a graph tensor kept past its tf.function (a Python side effect that appended it to
 # a list, or `model.losses` read after a traced call) turned into a Python value
-_LEAKED_ERRORS = {
-    "float": "float() argument must be a string or a real number, not 'SymbolicTensor'",
-    "int": "int() argument must be a string, a bytes-like object or a real number, not 'SymbolicTensor'",
-    "index": "'SymbolicTensor' object cannot be interpreted as an integer",
-    "format": "unsupported format string passed to SymbolicTensor.__format__",
+_LEAKED_ERRORS = {  # how the value was asked for -> the error and its words ({name}: the tensor's graph name)
+    "float": (TypeError, "float() argument must be a string or a real number, not 'SymbolicTensor'"),
+    "int": (TypeError, "int() argument must be a string, a bytes-like object or a real number, not 'SymbolicTensor'"),
+    "index": (TypeError, "'SymbolicTensor' object cannot be interpreted as an integer"),
+    "format": (TypeError, "unsupported format string passed to SymbolicTensor.__format__"),
     "bool": (
+        TypeError,
         "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed. You can attempt the following resolutions "
         "to the problem: If you are running in Graph mode, use Eager execution mode or decorate this function with "
         "@tf.function. (minitape: the tensor was made inside an mt.function's trace and kept past it; return it "
-        "from the function instead)"
+        "from the function instead)",
+    ),
+    "numpy": (AttributeError, "'SymbolicTensor' object has no attribute 'numpy'"),
+    "array": (
+        NotImplementedError,
+        "Cannot convert a symbolic tf.Tensor ({name}:0) to a numpy array. This error may indicate that you're "
+        "trying to pass a Tensor to a NumPy call, which is not supported.",
     ),
 }
 
@@ -41,13 +48,8 @@ def _refuse_if_leaked(tensor: Any, how: str) -> None:
     """A tensor an mt.function's trace made and did not return holds the value of that one trace: refuse to
     turn it into a Python value, with TensorFlow's error (its graph tensor has no value at all)."""
     if OUT_OF_SCOPE and tensor._id in OUT_OF_SCOPE:
-        if how == "array":
-            name = OUT_OF_SCOPE_NAMES.get(tensor._id, "tensor")
-            raise NotImplementedError(
-                f"Cannot convert a symbolic tf.Tensor ({name}:0) to a numpy array. This error may indicate that "
-                "you're trying to pass a Tensor to a NumPy call, which is not supported."
-            )
-        raise TypeError(_LEAKED_ERRORS[how])
+        error, words = _LEAKED_ERRORS[how]
+        raise error(words.format(name=OUT_OF_SCOPE_NAMES.get(tensor._id, "tensor")))
 
 
 _ops: Any = None  # minitape.ops.api, which binds itself once the op tables are loaded (they need Tensor first)
@@ -272,8 +274,7 @@ class TensorLike:
         _ops.note_numpy_conversion(self)
         for tracer in state.tracers:  # mt.function hook: a traced tensor has no value yet, as in graph mode
             tracer.value_used(self, "numpy")
-        if OUT_OF_SCOPE and self._id in OUT_OF_SCOPE:  # leaked from an mt.function: TensorFlow's message
-            raise AttributeError("'SymbolicTensor' object has no attribute 'numpy'")
+        _refuse_if_leaked(self, "numpy")
         value = self._array().copy()
         return value[()] if value.ndim == 0 else value
 
