@@ -149,8 +149,8 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None 
     array = _rectangular(value)
     if target.is_bool and array.dtype.kind != "b" and array.size and not isinstance(value, np.ndarray):  # 2 is no bool
         raise TypeError(f"cannot convert {value!r} to a tensor of dtype bool; compare instead, e.g. x != 0")
-    if array.dtype.kind == "f" and target.is_integer and not np.all(np.equal(np.mod(array, 1), 0)):
-        raise TypeError(f"cannot convert {value!r} to a tensor of dtype {target.name} without losing the fraction")
+    if array.dtype.kind == "f" and target.is_integer and array.size:  # an empty list holds no float
+        _refuse_float_to_integer(value, array, target)
     if array.dtype.kind in "OUS":
         raise TypeError(f"cannot convert {value!r} (of type {type(value).__name__}) to a tensor of numbers")
     if array.dtype.kind in "iu" and target.is_integer and array.size:
@@ -167,6 +167,20 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None 
     if state.tracers and source is not None:
         _traced_copy(result, source, shape)
     return result
+
+
+def _refuse_float_to_integer(value: Any, array: np.ndarray, target: DType) -> None:
+    """Python floats never become an integer tensor, as in TensorFlow; a numpy array does when no fraction is lost.
+
+    (TensorFlow truncates an array's fractions silently: minitape refuses that instead of a wrong number.)
+    """
+    if not isinstance(value, (np.ndarray, np.generic)):
+        raise TypeError(
+            f"cannot convert {value!r} to a tensor of dtype {target.name}: Python floats do not become integers "
+            f"(TensorFlow refuses them too); write integers, or cast: mt.cast({value!r}, mt.{target.name})"
+        )
+    if not np.all(np.equal(np.mod(array, 1), 0)):
+        raise TypeError(f"cannot convert {value!r} to a tensor of dtype {target.name} without losing the fraction")
 
 
 def _traced_copy(result: Tensor, source: Any, shape: Any) -> None:

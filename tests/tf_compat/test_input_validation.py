@@ -383,3 +383,23 @@ def test_a_tensor_compared_with_none_is_not_equal_as_in_tensorflow():
     t = mt.constant([1.0, 2.0])
     assert (t == None) is False and (t != None) is True  # noqa: E711 - the comparison under test
     assert mt.Variable(1.0) != None  # noqa: E711
+
+
+def test_python_floats_never_become_integer_tensors_as_in_tensorflow():
+    # TF 2.21: tf.constant(2.0, tf.int32), tf.convert_to_tensor(2.0, tf.int32), tf.Variable(2.0, dtype=tf.int32) and
+    # tf.constant([1.0, 2.0], tf.int32) raise "TypeError: Cannot convert 2.0 to EagerTensor of dtype int32"
+    for make in (
+        lambda: mt.constant(2.0, mt.int32),
+        lambda: mt.convert_to_tensor(2.0, mt.int32),
+        lambda: mt.Variable(2.0, dtype=mt.int32),
+        lambda: mt.constant([1, 2.0], mt.int64),
+    ):
+        message = message_of(TypeError, make)
+        assert "Python floats do not become integers" in message and "mt.cast(" in message
+    # numpy floats convert when no fraction is lost (TF 2.21 gives 2 and [1]); a fraction is refused, where TF
+    # truncates silently
+    assert mt.constant(np.float32(2.0), mt.int32).numpy() == 2
+    assert mt.constant(np.array([1.0]), mt.int32).numpy().tolist() == [1]
+    assert "without losing the fraction" in message_of(TypeError, lambda: mt.constant(np.array([1.5]), mt.int32))
+    assert mt.constant([], mt.int32).shape == (0,)  # an empty list holds no float
+    assert float(mt.cast(2.0, mt.int32)) == 2  # what the message suggests works
