@@ -103,7 +103,11 @@ def _case_pairs(pred_fn_pairs: Any, exclusive: bool) -> list:
 
 
 def case(
-    pred_fn_pairs: Any, default: Callable | None = None, exclusive: bool = False, strict: bool = False, name: str = "case"
+    pred_fn_pairs: Any,
+    default: Callable | None = None,
+    exclusive: bool = False,
+    strict: bool = False,
+    name: str = "case",
 ) -> Any:
     """The function of the first pair whose bool predicate holds, called; `default()` if none does.
 
@@ -334,7 +338,7 @@ def _fold(fn: Callable, elems: Any, initializer: Any, reverse: bool, op: str) ->
     step_outputs: dict = {}
     if initializer is None:
         if not order:
-            raise OutOfRangeError(f"{op} over zero elements needs an initializer: there is no first element to start from")
+            raise OutOfRangeError(f"{op} over zero elements needs an initializer: there is no first element to start")
         first = order.pop(0)
         acc = nest.pack_sequence_as(elems, [s[first] for s in slices])
         step_outputs[first] = acc
@@ -396,4 +400,3 @@ def foldr(
 ) -> Any:
     """foldl from the last slice to the first: `foldr(lambda a, x: a * 10 + x, [1, 2, 3])` is 321."""
     return _fold(fn, elems, initializer, True, "foldr")[0]
-

@@ -161,7 +161,8 @@ class TensorArray:
         """Hold `value`'s slices along axis 0 (in place of what it held)."""
         parts = unstack(self._converted(value))
         if len(parts) > len(self._values) and not self._dynamic_size:
-            raise ValueError(f"Cannot unstack {len(parts)} tensors into a TensorArray of static size {len(self._values)}")
+            size = len(self._values)
+            raise ValueError(f"Cannot unstack {len(parts)} tensors into a TensorArray of static size {size}")
         for part in parts[:1]:
             self._check_shape(part)
         self._values, self._cleared = list(parts), set()

@@ -205,7 +205,8 @@ def test_while_loop_returns_the_structure_of_loop_vars():
 def test_while_loop_takes_a_shape_invariant_that_lets_a_size_change():
     # TF 2.21: (3, [1. 1. 1. 1.])
     grow = lambda i, s: (i + 1, tf.concat([s, [1.0]], 0))
-    out = tf.while_loop(lambda i, s: i < 3, grow, (0, tf.constant([1.0])), shape_invariants=(tf.TensorShape([]), [None]))
+    invariants = (tf.TensorShape([]), [None])
+    out = tf.while_loop(lambda i, s: i < 3, grow, (0, tf.constant([1.0])), shape_invariants=invariants)
     assert out[1].numpy().tolist() == [1.0] * 4
 
 
@@ -347,7 +348,8 @@ def test_scan_and_folds_refuse_what_tensorflow_refuses(call, error, words):
 def test_scan_gradients_of_the_cumulative_sum_and_product():
     check_gradients(lambda t: tf.scan(lambda a, v: a + v, t), [np.array([0.5, -1.0, 2.0, 3.0])])
     check_gradients(lambda t: tf.scan(lambda a, v: a * v, t, reverse=True), [np.array([0.5, -1.0, 2.0])], order=2)
-    check_gradients(lambda t: tf.foldr(lambda a, v: a * tf.sin(v), t, initializer=tf.ones_like(t[0])), [np.ones((3, 2))])
+    fold = lambda t: tf.foldr(lambda a, v: a * tf.sin(v), t, initializer=tf.ones_like(t[0]))
+    check_gradients(fold, [np.ones((3, 2))])
     c = tf.constant([0.5, -1.0, 2.0], tf.float64)
     with tf.GradientTape() as tape:
         tape.watch(c)
@@ -369,4 +371,5 @@ def test_map_fn_and_vectorized_map_agree_with_scan_on_a_row_function():
     m = tf.reshape(tf.range(6.0), [3, 2])
     by_map = tf.map_fn(lambda row: row * 2.0, m)
     by_scan = tf.scan(lambda _, row: row * 2.0, m, initializer=tf.zeros([2]))
-    assert by_map.numpy().tolist() == by_scan.numpy().tolist() == tf.vectorized_map(lambda r: r * 2.0, m).numpy().tolist()
+    by_vectorized_map = tf.vectorized_map(lambda r: r * 2.0, m)
+    assert by_map.numpy().tolist() == by_scan.numpy().tolist() == by_vectorized_map.numpy().tolist()
