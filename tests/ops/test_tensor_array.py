@@ -129,9 +129,10 @@ def _squares_by_tensor_array(t):
 
 def test_gradients_flow_through_write_and_stack_read_gather_and_concat():
     check_gradients(_squares_by_tensor_array, [np.array([0.5, -1.5, 2.0])], order=2)
-    check_gradients(lambda t: TA(t.dtype, 3).unstack(t).gather([2, 0]) * TA(t.dtype, 3).unstack(t).read(1), [
-        np.array([0.3, 1.1, -0.7])
-    ])
+    check_gradients(
+        lambda t: TA(t.dtype, 3).unstack(t).gather([2, 0]) * TA(t.dtype, 3).unstack(t).read(1),
+        [np.array([0.3, 1.1, -0.7])],
+    )
     check_gradients(lambda t: TA(t.dtype, 2).split(t, [1, 2]).concat() ** 2, [np.array([0.3, 1.1, -0.7])])
 
 
