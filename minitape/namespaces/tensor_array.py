@@ -43,10 +43,8 @@ def _index(index: Any, what: str = "index") -> int:
 
 
 def _indices(indices: Any) -> list[int]:
-    if isinstance(indices, TensorLike):
-        if indices.shape.rank != 1:
-            raise TypeError(f"TensorArray: indices must be a vector of ints, not shape {indices.shape}")
-        return [_index(i) for i in indices]
+    if isinstance(indices, TensorLike) and indices.shape.rank != 1:
+        raise TypeError(f"TensorArray: indices must be a vector of ints, not shape {indices.shape}")
     return [_index(i) for i in indices]
 
 

@@ -16,6 +16,12 @@ x, y = tf.constant(1.0), tf.constant(2.0)
 f17, f23, fm1 = (lambda: tf.constant(17)), (lambda: tf.constant(23)), (lambda: tf.constant(-1))
 
 
+def _refused(call, error, words):
+    with pytest.raises(error) as info:
+        call()
+    assert words in str(info.value)
+
+
 # ---- cond ----------------------------------------------------------------------------------------------------
 def test_cond_calls_the_branch_its_predicate_picks_and_returns_what_it_returns():
     assert tf.cond(x < y, lambda: x * 2, lambda: x * 3).numpy() == 2.0
@@ -49,9 +55,7 @@ def test_cond_runs_only_the_branch_taken():
     ],
 )
 def test_cond_refuses_what_tensorflow_refuses(call, error, words):
-    with pytest.raises(error) as info:
-        call()
-    assert words in str(info.value)
+    _refused(call, error, words)
 
 
 def test_cond_gradient_is_the_gradient_of_the_branch_taken():
@@ -126,9 +130,7 @@ def test_case_unpacks_a_one_element_result_unless_strict():
     ],
 )  # fmt: skip
 def test_case_refuses_what_tensorflow_refuses(call, error, words):
-    with pytest.raises(error) as info:
-        call()
-    assert words in str(info.value)
+    _refused(call, error, words)
 
 
 def test_a_traced_case_takes_the_pair_of_each_call():
@@ -170,9 +172,7 @@ def test_switch_case_picks_by_index_and_falls_back_to_the_default_or_last_branch
     ],
 )  # fmt: skip
 def test_switch_case_refuses_what_tensorflow_refuses(call, error, words):
-    with pytest.raises(error) as info:
-        call()
-    assert words in str(info.value)
+    _refused(call, error, words)
 
 
 def test_a_traced_switch_case_takes_the_branch_of_each_call():
@@ -244,9 +244,7 @@ def test_while_loop_takes_a_shape_invariant_that_lets_a_size_change():
     ],
 )  # fmt: skip
 def test_while_loop_refuses_what_tensorflow_refuses(call, error, words):
-    with pytest.raises(error) as info:
-        call()
-    assert words in str(info.value)
+    _refused(call, error, words)
 
 
 def test_while_loop_gradient_of_x_to_the_n_by_repeated_multiplication():
@@ -340,9 +338,7 @@ def test_foldl_and_foldr_values_as_tensorflow_gives_them():
     ],
 )  # fmt: skip
 def test_scan_and_folds_refuse_what_tensorflow_refuses(call, error, words):
-    with pytest.raises(error) as info:
-        call()
-    assert words in str(info.value)
+    _refused(call, error, words)
 
 
 def test_scan_gradients_of_the_cumulative_sum_and_product():

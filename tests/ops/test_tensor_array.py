@@ -166,3 +166,12 @@ def test_writes_at_traced_indices_replay_with_each_calls_indices():
 
     got = [put(tf.constant(k), tf.constant(5.0)).numpy().tolist() for k in (0, 2, 0)]
     assert got == [[5.0, 0.0, 0.0], [0.0, 0.0, 5.0], [5.0, 0.0, 0.0]]
+
+
+def test_a_traced_function_returning_a_tensor_array_says_to_return_its_tensors():
+    @tf.function
+    def f(x):
+        return TA(tf.float32, 2).write(0, x)
+
+    with pytest.raises(TypeError, match=r"cannot return a TensorArray.*ta\.stack\(\)"):
+        f(tf.constant(1.0))
