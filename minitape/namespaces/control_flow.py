@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from minitape.namespaces.tensor_array import TensorArray
 from minitape.ops.api import stack, unstack
 from minitape.ops.creation import zeros
 from minitape.values import nest
@@ -205,8 +206,6 @@ def _flatten_up_to(shallow: Any, deep: Any) -> list:
 
 
 def _is_tensor_array(value: Any) -> bool:
-    from minitape.namespaces.tensor_array import TensorArray
-
     return isinstance(value, TensorArray)
 
 
@@ -246,7 +245,12 @@ class _LoopChecks:
             ) from None
         old = nest.flatten(self.structure)
         flat = [_as_loop_value(v, like) for v, like in zip(nest.flatten(new), old)]
-        for path, value, dtype, shape in zip(self.paths, flat, self.dtypes, self.shapes):
+        for path, value, dtype, shape, before in zip(self.paths, flat, self.dtypes, self.shapes, old):
+            if _is_tensor_array(value) != _is_tensor_array(before):
+                raise TypeError(
+                    f"Loop var {path} enters the loop as a {type(before).__name__} but is a {type(value).__name__} "
+                    f"after {iteration} iteration(s); return the TensorArray that ta.write(...) gives"
+                )
             if value.dtype != dtype:
                 raise TypeError(
                     f"Loop var {path} enters the loop with type {dtype.name} but has type {value.dtype.name} after "

@@ -175,3 +175,23 @@ def test_a_traced_function_returning_a_tensor_array_says_to_return_its_tensors()
 
     with pytest.raises(TypeError, match=r"cannot return a TensorArray.*ta\.stack\(\)"):
         f(tf.constant(1.0))
+
+
+def test_a_while_loop_whose_body_returns_a_tensor_for_its_tensor_array_says_so():
+    with pytest.raises(TypeError, match=r"enters the loop as a TensorArray but is a Tensor"):
+        tf.while_loop(lambda i, ta: i < 2, lambda i, ta: (i + 1, ta.write(i, 1.0).stack()), (0, TA(tf.float32, 2)))
+
+
+def test_a_traced_while_loop_fills_a_tensor_array_for_each_calls_trip_count():
+    @tf.function
+    def powers(t, n):
+        def body(i, p, ta):
+            return i + 1, p * t, ta.write(i, p * t)
+
+        empty = TA(tf.float32, size=0, dynamic_size=True)
+        return tf.while_loop(lambda i, p, ta: i < n, body, (0, tf.ones_like(t), empty))[2].stack()
+
+    two, three = tf.constant(2.0), tf.constant(3.0)
+    got = [powers(t, tf.constant(n)).numpy().tolist() for t, n in ((two, 3), (three, 3), (two, 4))]
+    assert got == [[2.0, 4.0, 8.0], [3.0, 9.0, 27.0], [2.0, 4.0, 8.0, 16.0]]
+    assert powers.experimental_get_tracing_count() == 2  # the second call replays; the third runs 4 iterations
