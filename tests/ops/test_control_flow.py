@@ -369,3 +369,22 @@ def test_map_fn_and_vectorized_map_agree_with_scan_on_a_row_function():
     by_scan = tf.scan(lambda _, row: row * 2.0, m, initializer=tf.zeros([2]))
     by_vectorized_map = tf.vectorized_map(lambda r: r * 2.0, m)
     assert by_map.numpy().tolist() == by_scan.numpy().tolist() == by_vectorized_map.numpy().tolist()
+
+
+def test_a_tape_around_a_traced_function_gives_the_gradients_of_the_branch_and_loop_taken():
+    @tf.function
+    def f(t, n):
+        looped = tf.while_loop(lambda i, p: i < n, lambda i, p: (i + 1, p * t), (0, tf.ones_like(t)))[1]
+        return tf.cond(tf.reduce_sum(t) > 0, lambda: looped + tf.sin(t), lambda: looped * 2.0)
+
+    for values, n in (([0.5, 1.5], 3), ([-0.5, -1.5], 3), ([0.5, 1.5], 2), ([0.5, 1.5], 3)):
+        t = tf.constant(values, tf.float64)
+        with tf.GradientTape() as tape:
+            tape.watch(t)
+            out = tf.reduce_sum(f(t, tf.constant(n)))
+        with tf.GradientTape() as eager_tape:
+            eager_tape.watch(t)
+            eager = tf.reduce_sum(f.python_function(t, tf.constant(n)))
+        assert out.numpy() == eager.numpy()
+        np.testing.assert_allclose(tape.gradient(out, t).numpy(), eager_tape.gradient(eager, t).numpy(), rtol=1e-12)
+    assert f.experimental_get_tracing_count() == 3  # the fourth call replays the first trace under the tape
