@@ -220,7 +220,7 @@ class _LoopChecks:
     """What each iteration must keep: the loop variables' structure, dtypes and shapes (or shape invariants)."""
 
     def __init__(self, structure: Any, flat: list, root: str, shape_invariants: Any = None) -> None:
-        self.structure = structure
+        self.structure, self.entering = structure, flat
         self.paths = _leaf_paths(structure, root)
         self.dtypes = [v.dtype for v in flat]
         if shape_invariants is None:
@@ -243,9 +243,8 @@ class _LoopChecks:
                 f"The body must return the structure of the loop variables {self.structure!r}, but returned "
                 f"{new!r} after {iteration} iteration(s): {err}"
             ) from None
-        old = nest.flatten(self.structure)
-        flat = [_as_loop_value(v, like) for v, like in zip(nest.flatten(new), old)]
-        for path, value, dtype, shape, before in zip(self.paths, flat, self.dtypes, self.shapes, old):
+        flat = [_as_loop_value(v, like) for v, like in zip(nest.flatten(new), self.entering)]
+        for path, value, dtype, shape, before in zip(self.paths, flat, self.dtypes, self.shapes, self.entering):
             if _is_tensor_array(value) != _is_tensor_array(before):
                 raise TypeError(
                     f"Loop var {path} enters the loop as a {type(before).__name__} but is a {type(value).__name__} "
