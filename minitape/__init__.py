@@ -43,7 +43,9 @@ from minitape.namespaces import (
     version,
 )
 from minitape.namespaces.config import device
+from minitape.namespaces.control_flow import case, cond, foldl, foldr, scan, switch_case, while_loop
 from minitape.namespaces.printing import print
+from minitape.namespaces.tensor_array import TensorArray
 from minitape.ops import public as _public  # noqa: E402
 from minitape.ops.api import *  # noqa: F403 - the op namespace, as tf.*
 from minitape.ops.composite_ops import (

@@ -310,6 +310,13 @@ def _as_output(value: Any) -> Any:
         return convert_to_tensor(value)
     if isinstance(value, Variable):  # TensorFlow returns the value read at that moment, not the variable
         return value.read_value()
+    from minitape.namespaces.tensor_array import TensorArray
+
+    if isinstance(value, TensorArray):  # a Python list of this trace's tensors: a replay would return it unchanged
+        raise TypeError(
+            "a tf.function cannot return a TensorArray here (TensorFlow returns a variant tensor that eager code "
+            "cannot read either): return its tensors, e.g. ta.stack()"
+        )
     return value
 
 

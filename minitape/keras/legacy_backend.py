@@ -19,15 +19,15 @@ __all__ = [
     "abs", "all", "any", "arange", "argmax", "argmin", "batch_dot", "batch_flatten", "batch_get_value",
     "batch_normalization", "batch_set_value", "bias_add", "binary_crossentropy", "cast", "cast_to_floatx",
     "categorical_crossentropy", "clip", "concatenate", "constant", "cos", "count_params", "cumprod", "cumsum",
-    "dot", "dropout", "dtype", "elu", "equal", "eval", "exp", "expand_dims", "eye", "flatten", "gather", "get_value",
-    "greater", "greater_equal", "hard_sigmoid", "int_shape", "is_sparse", "l2_normalize", "less", "less_equal", "log",
-    "map_fn", "max", "maximum", "mean", "min", "minimum", "moving_average_update", "name_scope", "ndim", "not_equal",
-    "one_hot", "ones", "ones_like", "permute_dimensions", "pow", "prod", "random_bernoulli", "random_normal",
-    "random_normal_variable", "random_uniform", "random_uniform_variable", "relu", "repeat", "repeat_elements",
-    "reshape", "reverse", "round", "set_value", "shape", "sigmoid", "sign", "sin", "softmax", "softplus", "softsign",
-    "sparse_categorical_crossentropy", "sqrt", "square", "squeeze", "stack", "std", "stop_gradient", "sum", "switch",
-    "tanh", "temporal_padding", "tile", "to_dense", "transpose", "truncated_normal", "update", "update_add",
-    "update_sub", "var", "variable", "zeros", "zeros_like",
+    "dot", "dropout", "dtype", "elu", "equal", "eval", "exp", "expand_dims", "eye", "flatten", "foldl", "foldr",
+    "gather", "get_value", "greater", "greater_equal", "hard_sigmoid", "int_shape", "is_sparse", "l2_normalize",
+    "less", "less_equal", "log", "map_fn", "max", "maximum", "mean", "min", "minimum", "moving_average_update",
+    "name_scope", "ndim", "not_equal", "one_hot", "ones", "ones_like", "permute_dimensions", "pow", "prod",
+    "random_bernoulli", "random_normal", "random_normal_variable", "random_uniform", "random_uniform_variable",
+    "relu", "repeat", "repeat_elements", "reshape", "reverse", "round", "set_value", "shape", "sigmoid", "sign",
+    "sin", "softmax", "softplus", "softsign", "sparse_categorical_crossentropy", "sqrt", "square", "squeeze",
+    "stack", "std", "stop_gradient", "sum", "switch", "tanh", "temporal_padding", "tile", "to_dense", "transpose",
+    "truncated_normal", "update", "update_add", "update_sub", "var", "variable", "zeros", "zeros_like",
 ]  # fmt: skip
 
 _builtin_max = max
@@ -302,6 +302,16 @@ def map_fn(fn: Any, elems: Any, name: Any = None, dtype: Any = None) -> Any:
     return _mt.map_fn(fn, elems)
 
 
+def foldl(fn: Any, elems: Any, initializer: Any = None, name: Any = None) -> Any:
+    """`fn(...fn(fn(initializer, x0), x1)..., xn)` over `elems`' first axis: `tf.foldl`."""
+    return _mt.foldl(fn, elems, initializer=initializer)
+
+
+def foldr(fn: Any, elems: Any, initializer: Any = None, name: Any = None) -> Any:
+    """foldl from the last element to the first: `tf.foldr`."""
+    return _mt.foldr(fn, elems, initializer=initializer)
+
+
 # creation, variables and values
 def constant(value: Any, dtype: Any = None, shape: Any = None, name: Any = None) -> Any:
     return _mt.constant(value, dtype=dtype or _backend.floatx(), shape=shape, name=name)
@@ -483,8 +493,6 @@ LEFT_OUT = {
     "spatial_2d_padding": "use keras.layers.ZeroPadding2D, or mt.pad",
     "rnn": "use keras.layers.RNN with a cell, or a Python loop over the steps",
     "gradients": "use mt.GradientTape: with tape: ...; tape.gradient(loss, variables)",
-    "foldl": "write a Python loop (or functools.reduce) over the elements",
-    "foldr": "write a Python loop (or functools.reduce) over the reversed elements",
     "in_top_k": "compare mt.math.top_k(predictions, k).indices with the targets",
     "binary_focal_crossentropy": "use keras.losses.BinaryCrossentropy (minitape has no focal loss)",
     "categorical_focal_crossentropy": "use keras.losses.CategoricalCrossentropy (minitape has no focal loss)",

@@ -221,16 +221,30 @@ def flip(x: Any, axis: Any = None) -> Any:
     return mt.reverse(x, axes)
 
 
-def cond(*args: Any, **kwargs: Any) -> Any:
-    raise NotImplementedError(
-        "keras.ops.cond is left out: minitape runs eagerly, so write a Python if: `a() if pred else b()`"
-    )
+def cond(pred: Any, true_fn: Any, false_fn: Any) -> Any:
+    """`true_fn()` if `pred` holds, else `false_fn()`: tf.cond (a Python bool is fine too)."""
+    return mt.cond(pred, true_fn, false_fn)
 
 
-def while_loop(*args: Any, **kwargs: Any) -> Any:
-    raise NotImplementedError(
-        "keras.ops.while_loop is left out: minitape runs eagerly, so write a Python while loop over the tensors"
-    )
+def while_loop(cond: Any, body: Any, loop_vars: Any, maximum_iterations: Any = None) -> Any:
+    """tf.while_loop, as Keras 3 calls it: a tuple or list of loop variables comes back as a tuple, a single one
+    (which the body returns bare) as itself."""
+    spread = isinstance(loop_vars, (tuple, list))
+    loop_vars = tuple(loop_vars) if spread else (loop_vars,)
+    step = (lambda *args: tuple(body(*args))) if spread else (lambda *args: (body(*args),))
+    outputs = mt.while_loop(cond, step, loop_vars, maximum_iterations=maximum_iterations)
+    return outputs if spread else outputs[0]
+
+
+def fori_loop(lower: Any, upper: Any, body_fun: Any, init_val: Any) -> Any:
+    """`val = body_fun(i, val)` for i from lower up to upper, as Keras 3's eager TensorFlow backend runs it: `i`
+    stays a Python int when `lower` is one, so `val + i` works for a float `val`."""
+    val = init_val
+    i = lower
+    while i < upper:  # bool() of a traced tensor: under mt.function, a guard on the trip count
+        val = body_fun(i, val)
+        i = i + 1
+    return mt.nest.map_structure(mt.convert_to_tensor, val)
 
 
 __getattr__ = module_getattr("keras.ops")  # a left-out name says what to use instead

@@ -10,7 +10,7 @@ class InvalidArgumentError(ValueError):
 
 
 class OutOfRangeError(Exception):
-    """An iterator's `get_next()` past the last element of a dataset."""
+    """Past the end: an iterator's `get_next()` after a dataset's last element, a TensorArray index beyond its size."""
 
 
 def op_error(op: Any, inputs: Any, attrs: dict, err: Exception) -> InvalidArgumentError:

@@ -75,6 +75,14 @@ def test_backend_random_functions_take_floatx_and_their_shape():
     assert set(np.unique(K.random_bernoulli((100,), p=0.5).numpy())) <= {0.0, 1.0}
 
 
+def test_backend_folds_are_tensorflows_folds():
+    e = tf.constant([1.0, 2.0, 3.0])
+    # TF 2.21: 123.0, 321.0, 106.0
+    assert K.foldl(lambda a, x: a * 10 + x, e).numpy() == 123.0
+    assert K.foldr(lambda a, x: a * 10 + x, e).numpy() == 321.0
+    assert K.foldl(lambda a, x: a + x, e, initializer=100.0).numpy() == 106.0
+
+
 def test_a_left_out_backend_function_names_what_to_use():
     with pytest.raises(AttributeError, match="keras.backend.rnn: use keras.layers.RNN"):
         K.rnn  # noqa: B018

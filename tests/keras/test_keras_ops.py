@@ -44,10 +44,18 @@ def test_gradients_flow_through_the_ops():
 def test_left_out_ops_say_so_and_what_to_use():
     with pytest.raises(AttributeError, match="minitape has no keras.ops.fft"):
         _ = ops.fft
-    with pytest.raises(NotImplementedError, match="Python if"):
-        ops.cond(True, lambda: 1, lambda: 2)
-    with pytest.raises(NotImplementedError, match="Python while loop"):
-        ops.while_loop(lambda i: i < 3, lambda i: i + 1, 0)
+
+
+def test_control_flow_ops_give_keras_values():
+    # Keras 3.15 on TensorFlow 2.21: 1, 2, 5, (5, 32.0), 3, 6.0
+    assert ops.cond(mt.constant(True), lambda: 1, lambda: 2) == 1
+    assert ops.cond(False, lambda: 1, lambda: 2) == 2
+    assert ops.while_loop(lambda i: i < 5, lambda i: i + 1, 0).numpy() == 5
+    i, s = ops.while_loop(lambda i, s: i < 5, lambda i, s: (i + 1, s * 2), [0, 1.0])
+    assert (i.numpy(), s.numpy()) == (5, 32.0)
+    assert ops.while_loop(lambda i: i < 10, lambda i: i + 1, 0, maximum_iterations=3).numpy() == 3
+    total = ops.fori_loop(0, 4, lambda i, v: v + i, 0.0)
+    assert total.numpy() == 6.0 and total.dtype == mt.float32
 
 
 def test_numpy_style_array_ops_match_numpy_and_carry_gradients():
