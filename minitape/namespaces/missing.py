@@ -146,6 +146,11 @@ DATASETS = {
 }
 
 _NO_TEXT = "tensors hold numbers only: turn text into integer ids in Python (a dict of words), then Embedding"
+_OTHER_AUGMENT = (
+    "of Keras 3's image augmentations minitape has RandomFlip, RandomRotation, RandomZoom, RandomTranslation, "
+    "RandomCrop, RandomContrast and RandomBrightness; write this one as a Layer whose call(images, training=True) "
+    "transforms the images with mt ops when training (see the data augmentation tutorial's RandomInvert)"
+)
 LAYERS = {
     **dict.fromkeys(
         ("ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D"),
@@ -156,6 +161,33 @@ LAYERS = {
     "GroupQueryAttention": "use MultiHeadAttention, which gives every query head its own key and value heads "
     "(grouped-query attention shares each key and value head among several query heads)",
     **dict.fromkeys(("TextVectorization", "StringLookup", "IntegerLookup", "Hashing", "CategoryEncoding"), _NO_TEXT),
+    **dict.fromkeys(
+        (
+            "AugMix",
+            "AutoContrast",
+            "ContrastLimitedAdaptiveHistogramEqualization",
+            "CutMix",
+            "Equalization",
+            "MaxNumBoundingBoxes",
+            "MixUp",
+            "RandAugment",
+            "RandomColorDegeneration",
+            "RandomColorJitter",
+            "RandomElasticTransform",
+            "RandomErasing",
+            "RandomGaussianBlur",
+            "RandomGrayscale",
+            "RandomHue",
+            "RandomInvert",
+            "RandomPerspective",
+            "RandomPosterization",
+            "RandomSaturation",
+            "RandomSharpness",
+            "RandomShear",
+            "Solarization",
+        ),
+        _OTHER_AUGMENT,
+    ),  # fmt: skip
     "Conv3D": "there is no 3-D convolution, only Conv1D and Conv2D: for video apply Conv2D to each frame "
     "(the frames folded into the batch axis)",
     **dict.fromkeys(

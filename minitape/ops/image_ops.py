@@ -79,15 +79,15 @@ def _corners(y: np.ndarray, x: np.ndarray, interpolation: str) -> tuple:
 
 def _plan(points: np.ndarray, hw: tuple, interpolation: str, fill_mode: str) -> tuple:
     """For points (n, oh, ow, 2): the flat pixel index (h * w) and weight of each pixel read, (n, oh*ow, k), and
-    the weight of the fill value, (n, oh*ow): the weights of the reads outside the image (1 where a projective
-    transform sent the point to infinity)."""
+    the weight of the fill value, (n, oh*ow): the weights of the reads outside the image (all of them where a
+    projective transform sent the point to infinity)."""
     h, w = hw
     y, x = _mapped(points[..., 0], h, fill_mode), _mapped(points[..., 1], w, fill_mode)
     finite = np.isfinite(y) & np.isfinite(x)
     y, x = np.where(finite, y, 0), np.where(finite, x, 0)
     rows, cols, weights = _corners(y, x, interpolation)
     inside = (rows >= 0) & (rows < h) & (cols >= 0) & (cols < w) & finite
-    fill = np.where(inside, 0, weights).sum(axis=0) + ~finite
+    fill = np.where(inside, 0, weights).sum(axis=0)  # 1 where not finite: its one read (of pixel 0) is outside
     index = np.clip(rows, 0, h - 1).astype(np.int64) * w + np.clip(cols, 0, w - 1).astype(np.int64)
     k = len(index)
     flat = (len(points), -1, k)
