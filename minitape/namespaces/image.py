@@ -67,9 +67,6 @@ class ResizeMethod:
     MITCHELLCUBIC = "mitchellcubic"
 
 
-_NOT_COMPUTED = ("bicubic", "area", "lanczos3", "lanczos5", "gaussian", "mitchellcubic")
-
-
 def resize(
     images: Any,
     size: Any,
@@ -81,10 +78,10 @@ def resize(
     """`images` (batch, h, w, c) or (h, w, c) resized to `size` = (new_height, new_width), with half-pixel centres
     as TensorFlow 2. Bilinear gives float32 whatever the input dtype; nearest keeps the dtype. With
     `preserve_aspect_ratio` the image is scaled to fit inside `size`, keeping its shape."""
-    from minitape.ops.image_ops import resample, resize_points
+    from minitape.ops.image_ops import checked_method, resample, resize_points
 
     images = _image(images, "'images' must have either 3 or 4 dimensions.", exact=True)
-    method = _resize_method(method, "tf.image.resize")
+    method = checked_method(method, "tf.image.resize")
     (h, w), size = images.shape[-3:-1], _resize_size(size)
     if preserve_aspect_ratio:  # TensorFlow's float32 arithmetic, rounded
         scale = min(np.float32(size[0]) / np.float32(h), np.float32(size[1]) / np.float32(w))
@@ -97,17 +94,6 @@ def resize(
     if method == "bilinear":
         images = cast(images, "float32")
     return resample(images, resize_points((h, w), size, method), method, "nearest")
-
-
-def _resize_method(method: Any, where: str) -> str:
-    method = str(getattr(method, "value", method)).lower()
-    if method in _NOT_COMPUTED:
-        raise NotImplementedError(
-            f"{where}: the {method!r} method is not in minitape; use 'bilinear' (the default) or 'nearest'"
-        )
-    if method not in ("bilinear", "nearest"):
-        raise ValueError(f"Resize method is not implemented: {method}")  # TensorFlow's words
-    return method
 
 
 def _resize_size(size: Any) -> tuple[int, int]:

@@ -26,6 +26,7 @@ from minitape.engine.tensor import Tensor
 
 FILL_MODES = ("reflect", "wrap", "constant", "nearest")
 INTERPOLATIONS = ("nearest", "bilinear")
+_NOT_COMPUTED = ("bicubic", "area", "lanczos3", "lanczos5", "gaussian", "mitchellcubic")  # tf.image.resize has them
 
 
 # ---- where a point outside the image reads (TensorFlow's fill modes) ----------------------------------
@@ -139,6 +140,19 @@ def _adjoint_rule(op: Any, g: Any) -> tuple:
 
 resample_op = defop("ResampleImage", _resample, _resample_rule, keep="inputs")
 resample_adjoint_op = defop("ResampleImageAdjoint", _resample_adjoint, _adjoint_rule, keep="inputs")
+
+
+def checked_method(method: Any, where: str) -> str:
+    """'bilinear' or 'nearest' (a ResizeMethod name or value); the other methods TensorFlow has say they are
+    missing, an unknown one gets TensorFlow's error."""
+    method = str(getattr(method, "value", method)).lower()
+    if method in _NOT_COMPUTED:
+        raise NotImplementedError(
+            f"{where}: the {method!r} method is not in minitape; use 'bilinear' (the default) or 'nearest'"
+        )
+    if method not in ("bilinear", "nearest"):
+        raise ValueError(f"Resize method is not implemented: {method}")  # TensorFlow's words
+    return method
 
 
 # ---- the points ---------------------------------------------------------------------------------------

@@ -397,3 +397,17 @@ def test_augmentation_in_dataset_map_as_the_tutorial_writes_it():
     model = keras.Sequential([keras.Input((4, 4, 3)), layers.Flatten(), layers.Dense(6)])
     model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
     assert len(model.fit(ds, epochs=2, verbose=0).history["loss"]) == 2
+
+
+def test_get_config_rebuilds_each_image_layer():
+    for layer in [
+        layers.Resizing(3, 4, interpolation="nearest", pad_to_aspect_ratio=True, fill_value=1.0),
+        layers.CenterCrop(2, 2),
+        layers.RandomRotation((-0.1, 0.3), fill_mode="wrap", seed=3),
+        layers.RandomZoom(0.2, (-0.1, 0.1), interpolation="nearest"),
+        layers.RandomContrast(0.4, value_range=(0, 1)),
+    ]:
+        again = type(layer).from_config(layer.get_config())
+        assert again.get_config() == {**layer.get_config(), "name": again.name}
+        out, out_again = layer(IMG, training=False), again(IMG, training=False)
+        np.testing.assert_array_equal(out, out_again)

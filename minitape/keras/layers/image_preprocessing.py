@@ -25,10 +25,16 @@ from minitape.engine.tensor import Tensor
 from minitape.function.trace import runs_each_call
 from minitape.keras.layers.base import Layer, incompatible, is_positive_int
 from minitape.namespaces import random
-from minitape.namespaces.image import _resize_method
 from minitape.ops.api import clip_by_value, reduce_mean, where
 from minitape.ops.array_ops import pad
-from minitape.ops.image_ops import FILL_MODES, INTERPOLATIONS, resample, resize_points, transform_points
+from minitape.ops.image_ops import (
+    FILL_MODES,
+    INTERPOLATIONS,
+    checked_method,
+    resample,
+    resize_points,
+    transform_points,
+)
 from minitape.ops.shape_ops import reverse
 
 
@@ -110,7 +116,7 @@ class Resizing(_ImageLayer):
     ) -> None:
         super().__init__(data_format, **kwargs)
         self.height, self.width = _size(height, "height", "Resizing"), _size(width, "width", "Resizing")
-        self.interpolation = _resize_method(interpolation, "Resizing")
+        self.interpolation = checked_method(interpolation, "Resizing")
         if crop_to_aspect_ratio and pad_to_aspect_ratio:
             raise ValueError("Only one of `pad_to_aspect_ratio` & `crop_to_aspect_ratio` can be `True`.")
         if fill_mode != "constant":
