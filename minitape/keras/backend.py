@@ -22,7 +22,7 @@ class _CallState(threading.local):
     """Per thread: a `training=True` call in one thread must not switch another thread's layers to training."""
 
     def __init__(self) -> None:
-        self.stack: list[bool] = []  # the `training` flag of the enclosing calls, innermost last
+        self.stack: list[bool | None] = []  # the `training` flag of the enclosing calls, innermost last (None: unsaid)
         self.depth = 0  # how many layer calls are running: 0 means the next call is an outermost one
         self.loss_owners: list = []  # layers holding add_loss losses, cleared when an outermost call starts
 

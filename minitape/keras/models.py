@@ -155,7 +155,7 @@ class Model(Layer):
         self.built = True
         self(np.zeros(shape, dtype=self.dtype))
 
-    def call(self, inputs: Any, training: bool = False) -> Any:
+    def call(self, inputs: Any, training: bool | None = None) -> Any:
         if self._graph is not None:
             return self._graph.run(inputs, training, self.name)
         raise NotImplementedError(f"{type(self).__name__} must define call(self, inputs) with the forward pass")
@@ -670,7 +670,7 @@ class Sequential(Model):
     def layers(self) -> list[Layer]:
         return list(self._stack)
 
-    def call(self, inputs: Any, training: bool = False) -> Any:
+    def call(self, inputs: Any, training: bool | None = None) -> Any:
         outputs = inputs
         if self._input_shape_arg is not None:
             outputs = symbolic.checked_input(outputs, self._input_shape_arg, "Input 0", self.name)

@@ -139,7 +139,11 @@ DATASETS = {
 }
 
 _NO_TEXT = "tensors hold numbers only: turn text into integer ids in Python (a dict of words), then Embedding"
-_NO_AUGMENT = "augment the images with numpy (np.flip, np.rot90) on each batch before it reaches the model"
+_OTHER_AUGMENT = (
+    "of Keras 3's image augmentations minitape has RandomFlip, RandomRotation, RandomZoom, RandomTranslation, "
+    "RandomCrop, RandomContrast and RandomBrightness; write this one as a Layer whose call(images, training=True) "
+    "transforms the images with mt ops when training (see the data augmentation tutorial's RandomInvert)"
+)
 LAYERS = {
     **dict.fromkeys(
         ("ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D"),
@@ -152,23 +156,37 @@ LAYERS = {
     **dict.fromkeys(("TextVectorization", "StringLookup", "IntegerLookup", "Hashing", "CategoryEncoding"), _NO_TEXT),
     **dict.fromkeys(
         (
-            "RandomFlip",
-            "RandomRotation",
-            "RandomZoom",
-            "RandomContrast",
-            "RandomTranslation",
-            "RandomCrop",
-            "RandomBrightness",
+            "AugMix",
+            "AutoContrast",
+            "ContrastLimitedAdaptiveHistogramEqualization",
+            "CutMix",
+            "Equalization",
+            "MaxNumBoundingBoxes",
+            "MixUp",
+            "RandAugment",
+            "RandomColorDegeneration",
+            "RandomColorJitter",
+            "RandomElasticTransform",
+            "RandomErasing",
+            "RandomGaussianBlur",
+            "RandomGrayscale",
+            "RandomHue",
+            "RandomInvert",
+            "RandomPerspective",
+            "RandomPosterization",
+            "RandomSaturation",
+            "RandomSharpness",
+            "RandomShear",
+            "Solarization",
         ),
-        _NO_AUGMENT,
-    ),
+        _OTHER_AUGMENT,
+    ),  # fmt: skip
     "Conv3D": "there is no 3-D convolution, only Conv1D and Conv2D: for video apply Conv2D to each frame "
     "(the frames folded into the batch axis)",
     **dict.fromkeys(
         ("DepthwiseConv2D", "SeparableConv2D"),
         "only Conv2D and Conv2DTranspose: write it as a Conv2D per channel, or use Conv2D",
     ),
-    "Resizing": "there is no resampling; resize the images before converting (e.g. with Pillow), or UpSampling2D",
     "Masking": "there is no masking; pad the sequences and let the model see the padding",
 }
 
@@ -195,10 +213,8 @@ CONFIG = {
 }
 
 IMAGE = {
-    "resize": "there is no resampling; resize the arrays before converting (e.g. with Pillow), or use mt.repeat",
     "decode_png": "decode files with Pillow or matplotlib.image.imread, then mt.constant",
     "decode_jpeg": "decode files with Pillow or matplotlib.image.imread, then mt.constant",
-    "random_flip_left_right": "use mt.reverse(image, axis=[-2]) when mt.random.uniform([]) < 0.5",
     "rgb_to_grayscale": "take mt.tensordot(image, [0.2989, 0.587, 0.114], axes=1)[..., None]",
 }
 

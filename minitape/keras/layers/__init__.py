@@ -32,6 +32,17 @@ from minitape.keras.layers.convolutional1d import (
 )
 from minitape.keras.layers.core import Activation, Dense, Dropout, Flatten, Lambda, ReLU, Reshape
 from minitape.keras.layers.embedding import Embedding
+from minitape.keras.layers.image_preprocessing import (
+    CenterCrop,
+    RandomBrightness,
+    RandomContrast,
+    RandomCrop,
+    RandomFlip,
+    RandomRotation,
+    RandomTranslation,
+    RandomZoom,
+    Resizing,
+)
 from minitape.keras.layers.merging import (
     Add,
     Average,

@@ -398,10 +398,10 @@ class Layer(Module):
             return symbolic.call_layer(self, inputs, args, kwargs)
         inputs = self._convert(inputs)
         training = kwargs.pop("training", None)
-        if training is None:
-            training = backend.current_training()
+        if training is None:  # None here too: no call said, so each layer's call takes its own default,
+            training = backend.current_training()  # as in Keras 3 (False for Dropout, True for RandomFlip)
         if _takes(self.call, "training"):
-            kwargs["training"] = bool(training)
+            kwargs["training"] = _default_training(self.call) if training is None else bool(training)
         state = backend.call_state()  # per thread; updated inline: context managers cost time on every call
         if state.depth == 0 and state.loss_owners:  # an outermost call forgets the losses of the previous one
             backend.clear_call_losses(self)
@@ -413,7 +413,7 @@ class Layer(Module):
                 if not self.built:
                     self._build_from_call(_shape_of(inputs))
                     self.built = True
-                state.stack.append(bool(training))
+                state.stack.append(None if training is None else bool(training))
                 try:
                     outputs = self.call(inputs, *args, **kwargs)
                 finally:
@@ -519,6 +519,20 @@ def _takes(method: Any, argument: str) -> bool:
         params = inspect.signature(fn).parameters.values()
         _TAKES[fn] = any(p.name == argument or p.kind is p.VAR_KEYWORD for p in params)
     return _TAKES[fn]
+
+
+def _default_training(method: Any) -> Any:
+    """The default of `method`'s `training` argument (None if it has none): what a call nobody gave a `training`
+    passes. Cached per function, as `_takes` is."""
+    fn = getattr(method, "__func__", method)
+    if fn not in _DEFAULTS:
+        parameter = inspect.signature(fn).parameters.get("training")
+        has_default = parameter is not None and parameter.default is not inspect.Parameter.empty
+        _DEFAULTS[fn] = parameter.default if has_default else None
+    return _DEFAULTS[fn]
+
+
+_DEFAULTS: dict = {}
 
 
 def incompatible(layer: Layer, shape: tuple, expected: str, fix: str = "", which: str = "0") -> ValueError:
