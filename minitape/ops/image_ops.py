@@ -66,63 +66,74 @@ def _rounded(v: np.ndarray) -> np.ndarray:
 
 
 # ---- which pixels each point reads, with what weights -------------------------------------------------
-def _corners(y: np.ndarray, x: np.ndarray, interpolation: str) -> tuple:
-    """Rows, columns and weights of the pixels each point reads, stacked on a first axis (1 or 4 of them)."""
+def _corners(y: np.ndarray, x: np.ndarray, interpolation: str) -> list:
+    """(rows, columns, weight) of each pixel the points read: one for nearest, four for bilinear.
+
+    Rows and columns are integers, converted once per axis. A point far outside (a projective transform sends
+    some towards infinity) may not fit an integer: numpy then gives the most negative one (or the largest, on
+    some CPUs), outside the image either way, which is all `_plan` asks of it. Weight None means 1."""
     if interpolation == "nearest":
-        return _rounded(y)[None], _rounded(x)[None], np.ones((1, *y.shape), y.dtype)
+        return [(_rounded(y).astype(np.intp), _rounded(x).astype(np.intp), None)]
     y0, x0 = np.floor(y), np.floor(x)
     dy, dx = y - y0, x - x0
-    rows = np.stack([y0, y0, y0 + 1, y0 + 1])
-    cols = np.stack([x0, x0 + 1, x0, x0 + 1])
-    weights = np.stack([(1 - dy) * (1 - dx), (1 - dy) * dx, dy * (1 - dx), dy * dx])
-    return rows, cols, weights
+    ey, ex = 1 - dy, 1 - dx
+    r0, c0 = y0.astype(np.intp), x0.astype(np.intp)
+    r1, c1 = r0 + 1, c0 + 1
+    return [(r0, c0, ey * ex), (r0, c1, ey * dx), (r1, c0, dy * ex), (r1, c1, dy * dx)]
 
 
-def _plan(points: np.ndarray, hw: tuple, interpolation: str, fill_mode: str) -> tuple:
-    """For points (n, oh, ow, 2): the flat pixel index (h * w) and weight of each pixel read, (n, oh*ow, k), and
-    the weight of the fill value, (n, oh*ow): the weights of the reads outside the image (all of them where a
-    projective transform sent the point to infinity)."""
+def _plan(points: np.ndarray, hw: tuple, interpolation: str, fill_mode: str) -> tuple[list, np.ndarray]:
+    """For points (n, oh, ow, 2): a list with, for each corner read, the flat pixel index (h * w) and its weight,
+    each (n, oh*ow); and the weight of the fill value, (n, oh*ow): the weights of the reads outside the image (all
+    of them where a projective transform sent the point to infinity)."""
     h, w = hw
     y, x = _mapped(points[..., 0], h, fill_mode), _mapped(points[..., 1], w, fill_mode)
     finite = np.isfinite(y) & np.isfinite(x)
-    y, x = np.where(finite, y, 0), np.where(finite, x, 0)
-    rows, cols, weights = _corners(y, x, interpolation)
-    inside = (rows >= 0) & (rows < h) & (cols >= 0) & (cols < w) & finite
-    fill = np.where(inside, 0, weights).sum(axis=0)  # 1 where not finite: its one read (of pixel 0) is outside
-    index = np.clip(rows, 0, h - 1).astype(np.int64) * w + np.clip(cols, 0, w - 1).astype(np.int64)
-    k = len(index)
-    flat = (len(points), -1, k)
-    return (
-        np.moveaxis(index, 0, -1).reshape(flat),
-        np.moveaxis(np.where(inside, weights, 0), 0, -1).reshape(flat),
-        fill.reshape(len(points), -1),
-    )
+    if not finite.all():
+        y, x = np.where(finite, y, 0), np.where(finite, x, 0)
+    n, reads = len(points), []
+    fill = np.zeros(y.shape, y.dtype)
+    for rows, cols, weight in _corners(y, x, interpolation):
+        inside = (rows >= 0) & (rows < h) & (cols >= 0) & (cols < w) & finite
+        weight = np.ones(y.shape, y.dtype) if weight is None else weight
+        fill += np.where(inside, 0, weight)  # 1 where not finite: its one read (of pixel 0) is outside
+        index = np.clip(rows, 0, h - 1) * w + np.clip(cols, 0, w - 1)
+        reads.append((index.reshape(n, -1), np.where(inside, weight, 0).reshape(n, -1)))
+    return reads, fill.reshape(n, -1)
 
 
 def _compute_dtype(dtype: np.dtype) -> np.dtype:
     return dtype if dtype.kind == "f" else np.dtype(np.float64)  # integer pixels (nearest) come back exact
 
 
+def _per_image(values: np.ndarray, b: int) -> np.ndarray:
+    """(n, p) values (n is 1 or b) as one column of b * p rows, matching the images' pixels read in order."""
+    return np.broadcast_to(values, (b, values.shape[1])).reshape(-1, 1)
+
+
 def _resample(images: np.ndarray, points: np.ndarray, interpolation: str, fill_mode: str, fill_value: float):
     b, h, w, c = images.shape
-    index, weights, fill = _plan(points, (h, w), interpolation, fill_mode)
-    index = np.broadcast_to(index, (b, *index.shape[1:]))
-    read = images.reshape(b, h * w, c)[np.arange(b)[:, None, None], index]  # (b, oh*ow, k, c)
+    reads, fill = _plan(points, (h, w), interpolation, fill_mode)
     dtype = _compute_dtype(images.dtype)
-    out = np.einsum("bpk,bpkc->bpc", weights.astype(dtype), read.astype(dtype, copy=False))
+    pixels, start = images.reshape(b * h * w, c), (np.arange(b) * (h * w))[:, None]  # each image's first pixel
+    out = None
+    for index, weight in reads:  # a sum over the corners, one gather of whole pixels each
+        term = pixels.take((index + start).ravel(), axis=0).astype(dtype, copy=False)
+        term *= _per_image(weight, b).astype(dtype, copy=False)
+        out = term if out is None else np.add(out, term, out=out)
     if fill_value:
-        out += np.asarray(fill_value, dtype) * fill.astype(dtype)[..., None]
+        out += np.asarray(fill_value, dtype) * _per_image(fill, b).astype(dtype)
     return out.reshape(b, *points.shape[1:3], c).astype(images.dtype, copy=False)
 
 
 def _resample_adjoint(grads: np.ndarray, points: np.ndarray, input_hw: tuple, interpolation: str, fill_mode: str):
     b, oh, ow, c = grads.shape
     h, w = input_hw
-    index, weights, _ = _plan(points, (h, w), interpolation, fill_mode)
-    shape = (b, *index.shape[1:])
-    where = (np.arange(b)[:, None, None] * (h * w) + np.broadcast_to(index, shape)).ravel()
-    parts = np.broadcast_to(weights, shape)[..., None] * grads.reshape(b, oh * ow, 1, c)
-    summed = [np.bincount(where, parts[..., i].ravel(), minlength=b * h * w) for i in range(c)]
+    reads, _ = _plan(points, (h, w), interpolation, fill_mode)
+    rows, start = grads.reshape(b * oh * ow, c), (np.arange(b) * (h * w))[:, None]
+    where = np.concatenate([(index + start).ravel() for index, _ in reads])
+    parts = np.concatenate([rows * _per_image(weight, b) for _, weight in reads])
+    summed = [np.bincount(where, parts[:, i], minlength=b * h * w) for i in range(c)]
     return np.stack(summed, axis=-1).reshape(b, h, w, c).astype(grads.dtype, copy=False)
 
 
