@@ -121,8 +121,9 @@ def _search(sorted_sequence: np.ndarray, values: np.ndarray, side: str, out_type
             f"Leading dim_size of both tensors must match: sorted_sequence {list(sorted_sequence.shape)} and values "
             f"{list(values.shape)} must agree on every axis but the last"
         )
-    rows = sorted_sequence.reshape(-1, sorted_sequence.shape[-1])
-    wanted = values.reshape(-1, values.shape[-1])
+    lead = int(np.prod(values.shape[:-1]))
+    rows = sorted_sequence.reshape(lead, sorted_sequence.shape[-1])
+    wanted = values.reshape(lead, values.shape[-1])
     found = np.empty(wanted.shape, np.int64)
     for k in range(rows.shape[0]):
         found[k] = np.searchsorted(rows[k], wanted[k], side=side)
