@@ -107,6 +107,7 @@ from minitape.ops.segment_ops import (  # noqa: F401
     unsorted_segment_sum,
 )
 from minitape.ops.sort_ops import top_k  # noqa: F401
+from minitape.ops.special_ops import digamma, lgamma, polygamma  # noqa: F401
 
 mod = floormod
 # fmt: off

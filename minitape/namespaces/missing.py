@@ -125,9 +125,7 @@ NN = {
 }
 
 MATH = {
-    "lgamma": "there are no special functions; scipy.special on t.numpy() (no gradient)",
-    "digamma": "there are no special functions; scipy.special on t.numpy() (no gradient)",
-    "bessel_i0": "there are no special functions",
+    "bessel_i0": "the only special functions are lgamma, digamma and polygamma",
     "real": "there are no complex dtypes",
     "imag": "there are no complex dtypes",
     "angle": "there are no complex dtypes",
