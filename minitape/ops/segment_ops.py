@@ -100,24 +100,34 @@ def _empty_value(kind: str, dtype: np.dtype) -> Any:
 _COMBINE = {"sum": np.add, "mean": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum}
 
 
-def _reduce(kind: str, data: np.ndarray, ids: np.ndarray, n: int, sorted_ids: bool) -> np.ndarray:
+def _reduce(kind: str, data: np.ndarray, ids: np.ndarray, n: int) -> np.ndarray:
+    """The unsorted reductions: each entry combined into its segment's row in turn."""
     kept = ids >= 0
-    rows, picked = ids[kept], data[kept]  # a negative id drops its row
+    rows, picked = ids[kept], data[kept]  # a negative id drops its entry
     out = np.full((n,) + data.shape[ids.ndim :], _empty_value(kind, data.dtype), data.dtype)
     _COMBINE[kind].at(out, rows, picked)
-    if kind in ("sum", "prod") or not (sorted_ids or kind == "mean"):
+    return out
+
+
+def _reduce_sorted(kind: str, data: np.ndarray, ids: np.ndarray, n: int) -> np.ndarray:
+    """The sorted reductions: each run of equal ids is one slice of `data`, reduced at once (`reduceat`)."""
+    out = np.full((n,) + data.shape[1:], 1 if kind == "prod" else 0, data.dtype)  # an empty segment: 1 or 0
+    if not ids.size:
         return out
-    counts = np.bincount(rows, minlength=n).reshape((n,) + (1,) * (out.ndim - 1))
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    combined = _COMBINE[kind].reduceat(data, starts, axis=0, dtype=data.dtype)  # int32 sums stay int32
     if kind == "mean":  # integers divide as C does, towards zero (TensorFlow's -3 / 2 is -1)
-        divisor = np.maximum(counts, 1).astype(out.dtype)
-        return out / divisor if out.dtype.kind == "f" else (np.abs(out) // divisor * np.sign(out)).astype(out.dtype)
-    return np.where(counts == 0, np.zeros((), out.dtype), out)  # a sorted max or min leaves an empty segment 0
+        counts = np.diff(np.r_[starts, ids.size]).reshape((-1,) + (1,) * (data.ndim - 1)).astype(data.dtype)
+        floating = data.dtype.kind == "f"
+        combined = combined / counts if floating else np.abs(combined) // counts * np.sign(combined)
+    out[ids[starts]] = combined
+    return out
 
 
 def _sorted_forward(kind: str) -> Any:
     def forward(data: np.ndarray, ids: np.ndarray) -> np.ndarray:
         _check_dtypes(data, ids, _IDS)
-        return _reduce(kind, data, ids, _sorted_rows(data, ids), True)
+        return _reduce_sorted(kind, data, ids, _sorted_rows(data, ids))
 
     forward.__name__ = f"segment_{kind}"
     return forward
@@ -127,7 +137,7 @@ def _unsorted_forward(kind: str) -> Any:
     def forward(data: np.ndarray, ids: np.ndarray, num_segments: int) -> np.ndarray:
         _check_dtypes(data, ids, _IDS_OR_INT16 if kind == "sum" else _IDS)
         _check_unsorted(data, ids, num_segments)
-        return _reduce(kind, data, ids, num_segments, False)
+        return _reduce(kind, data, ids, num_segments)
 
     forward.__name__ = f"unsorted_segment_{kind}"
     return forward
