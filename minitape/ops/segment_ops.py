@@ -4,8 +4,10 @@ sum the messages of each node's neighbours.
 `segment_*` take sorted ids (0, 0, 1, 3, ...) and give max(id) + 1 rows; `unsorted_segment_*` take ids in any
 order and `num_segments` rows, and drop the rows whose id is negative. A segment no row falls into holds
 TensorFlow's value: 0 for the sorted ops and the sums, 1 for the products, and for the unsorted max and min the
-dtype's lowest and highest value. Every gradient gathers the output gradient back to the rows
-(`GatherDropNegatives`, whose own gradient is the segment sum again), so higher derivatives work.
+dtype's lowest and highest value. A NaN makes its max or min segment NaN, as reduce_max does (TensorFlow's segment
+kernels keep whichever value they compared last, so their answer depends on where the NaN stands). Every gradient
+gathers the output gradient back to the rows (`GatherDropNegatives`, whose own gradient is the segment sum again),
+so higher derivatives work.
 """
 
 from __future__ import annotations

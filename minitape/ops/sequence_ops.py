@@ -17,8 +17,10 @@ from minitape.engine.opdef import defop
 from minitape.engine.tensor import Tensor
 from minitape.function.trace import runs_each_call
 from minitape.ops.api import negative
+from minitape.values.convert import convert_to_tensor
 from minitape.values.dtypes import as_dtype
-from minitape.values.errors import InvalidArgumentError
+from minitape.values.errors import InvalidArgumentError, NotFoundError
+from minitape.values.tensor_like import TensorLike
 
 _INDEX_DTYPES = ("int32", "int64")
 
@@ -114,8 +116,6 @@ def _search(sorted_sequence: np.ndarray, values: np.ndarray, side: str, out_type
             f"sorted_sequence and values need at least one axis (the last is searched); got shapes "
             f"{list(sorted_sequence.shape)} and {list(values.shape)}"
         )
-    if sorted_sequence.dtype.kind == "b":
-        raise InvalidArgumentError("there is no kernel for bool: cast both to a number dtype, e.g. mt.int32")
     if sorted_sequence.shape[:-1] != values.shape[:-1]:
         raise InvalidArgumentError(
             f"Leading dim_size of both tensors must match: sorted_sequence {list(sorted_sequence.shape)} and values "
@@ -150,4 +150,11 @@ def searchsorted(
         raise ValueError(f"Argument `side` must be either 'right' or 'left'. Received: `side` = {side!r}.")
     _index_dtype("out_type", out_type)
     op = lower_bound_op if side == "left" else upper_bound_op
+    if not isinstance(sorted_sequence, TensorLike):
+        sorted_sequence = convert_to_tensor(sorted_sequence)
+    if sorted_sequence.dtype.is_bool:
+        raise NotFoundError(
+            f"Could not find device for node: {op.name}[T=DT_BOOL]: searchsorted has no kernel for bool; cast both "
+            "to a number dtype first, e.g. mt.cast(x, mt.int32)"
+        )
     return op(sorted_sequence, values, out_type=np.dtype(as_dtype(out_type).as_numpy_dtype))

@@ -94,6 +94,19 @@ def test_unsorted_drops_negative_ids_and_takes_ids_of_many_axes():
     assert mt.math.unsorted_segment_max(DATA, [-1] * 4, 0).shape == (0, 2)
 
 
+def test_a_nan_makes_its_max_or_min_segment_nan_as_reduce_max():
+    data = [1.0, np.nan, 2.0, 3.0]
+    # TF 2.21's segment kernels give [2, 3] here (the value compared after the NaN wins) but [nan, 3] for
+    # [1, 2, nan, 3]; its reduce_max gives nan for both. minitape gives NaN wherever a NaN is, as reduce_max
+    for op in (mt.math.unsorted_segment_max, mt.math.unsorted_segment_min):
+        out = op(data, [0, 0, 0, 1], 2).numpy()
+        assert np.isnan(out[0]) and out[1] == 3
+    for op in (mt.math.segment_max, mt.math.segment_min):
+        out = op(data, [0, 0, 0, 1]).numpy()
+        assert np.isnan(out[0]) and out[1] == 3
+    assert np.isnan(mt.reduce_max(data[:3]).numpy())
+
+
 # ---- errors: TensorFlow's types and words ------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "ids, words",
