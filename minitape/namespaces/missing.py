@@ -125,7 +125,7 @@ NN = {
 }
 
 MATH = {
-    "bessel_i0": "the only special functions are lgamma, digamma and polygamma",
+    "bessel_i0": "there are no Bessel functions (erf, erfc, lgamma, digamma and polygamma are here)",
     "real": "there are no complex dtypes",
     "imag": "there are no complex dtypes",
     "angle": "there are no complex dtypes",
