@@ -314,7 +314,7 @@ def unsorted_segment_sqrt_n(data: Any, segment_ids: Any, num_segments: Any, name
 _BIN_DTYPES = ("int32", "int64", "float32", "float64")
 
 
-def _bincount(arr: np.ndarray, weights: np.ndarray, *, size: tuple, binary: bool, out: np.dtype) -> np.ndarray:
+def _bincount(arr: np.ndarray, weights: np.ndarray, *, size: tuple, binary: bool, out: str) -> np.ndarray:
     """TensorFlow's DenseBincount: rows of counts (or summed weights) of the values below the output length."""
     if arr.ndim > 2:
         raise InvalidArgumentError(f"Shape must be at most rank 2 but is rank {arr.ndim}; axis=-1 counts each row")
@@ -345,7 +345,7 @@ bincount_op = defop("DenseBincount", _bincount, keep="nothing", dtype_from=None)
 
 
 @runs_each_call  # the length of the result depends on the values: a traced function counts again at every call
-def _bincounts(arr: Any, weights: Any, size: tuple, binary: bool, out: np.dtype) -> Tensor:
+def _bincounts(arr: Any, weights: Any, size: tuple, binary: bool, out: str) -> Tensor:
     return bincount_op(arr, weights, size=size, binary=binary, out=out)
 
 
@@ -391,4 +391,4 @@ def bincount(
         arr, weights = reshape(arr, [-1]), reshape(weights, [-1])
     bounds = (minlength, "minlength"), (maxlength, "maxlength")
     size = tuple(None if v is None else _count(v, what) for v, what in bounds)
-    return _bincounts(arr, weights, size, bool(binary_output), np.dtype(out.as_numpy_dtype))
+    return _bincounts(arr, weights, size, bool(binary_output), out.name)

@@ -71,7 +71,7 @@ Unique = namedtuple("Unique", ["y", "idx"])
 UniqueWithCounts = namedtuple("UniqueWithCounts", ["y", "idx", "count"])
 
 
-def _unique(x: np.ndarray, out_idx: np.dtype, counted: bool) -> tuple:
+def _unique(x: np.ndarray, out_idx: str, counted: bool) -> tuple:
     """The distinct values in order of first appearance (numpy's unique sorts them), where each entry went,
     and how often each occurs. Every NaN is a value of its own, as NaN != NaN in TensorFlow's hash table."""
     if x.ndim != 1:
@@ -91,7 +91,7 @@ counts_op = defop("UniqueWithCounts", lambda x, out_idx: _unique(x, out_idx, Tru
 
 
 @runs_each_call  # how many distinct values there are depends on the values: found again at every call
-def _distinct(op: Any, x: Any, out_idx: np.dtype) -> list:
+def _distinct(op: Any, x: Any, out_idx: str) -> list:
     return op(x, out_idx=out_idx)
 
 
@@ -99,17 +99,17 @@ def unique(x: Any, out_idx: Any = "int32", name: str | None = None) -> Unique:
     """The distinct values of the 1-D `x` in the order they first appear (`y`), and for each entry of `x` the
     index of its value in `y` (`idx`, of dtype out_idx: int32 or int64), so that gather(y, idx) is x."""
     _index_dtype("out_idx", out_idx)
-    return Unique(*_distinct(unique_op, x, np.dtype(as_dtype(out_idx).as_numpy_dtype)))
+    return Unique(*_distinct(unique_op, x, as_dtype(out_idx).name))
 
 
 def unique_with_counts(x: Any, out_idx: Any = "int32", name: str | None = None) -> UniqueWithCounts:
     """As `unique`, with how often each distinct value occurs (`count`, of dtype out_idx)."""
     _index_dtype("out_idx", out_idx)
-    return UniqueWithCounts(*_distinct(counts_op, x, np.dtype(as_dtype(out_idx).as_numpy_dtype)))
+    return UniqueWithCounts(*_distinct(counts_op, x, as_dtype(out_idx).name))
 
 
 # ---- searchsorted ---------------------------------------------------------------------------------------------------
-def _search(sorted_sequence: np.ndarray, values: np.ndarray, side: str, out_type: np.dtype) -> np.ndarray:
+def _search(sorted_sequence: np.ndarray, values: np.ndarray, side: str, out_type: str) -> np.ndarray:
     """Each value's place in the last axis of `sorted_sequence` (row by row when there are leading axes)."""
     if sorted_sequence.ndim == 0 or values.ndim == 0:
         raise InvalidArgumentError(
@@ -157,4 +157,4 @@ def searchsorted(
             f"Could not find device for node: {op.name}[T=DT_BOOL]: searchsorted has no kernel for bool; cast both "
             "to a number dtype first, e.g. mt.cast(x, mt.int32)"
         )
-    return op(sorted_sequence, values, out_type=np.dtype(as_dtype(out_type).as_numpy_dtype))
+    return op(sorted_sequence, values, out_type=as_dtype(out_type).name)
