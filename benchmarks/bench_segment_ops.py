@@ -43,43 +43,24 @@ def floor_sorted_sum() -> None:
     np.add.reduceat(MESSAGES, starts, axis=0)
 
 
-def minitape_cases() -> dict[str, Callable[[], object]]:
-    x, ids, sorted_ids = mt.Variable(MESSAGES), mt.constant(TARGETS), mt.constant(SORTED)
+def cases(lib: object) -> dict[str, Callable[[], object]]:
+    """The same code for either engine: `import minitape as tf` runs TensorFlow's code."""
+    x, ids, sorted_ids = lib.Variable(MESSAGES), lib.constant(TARGETS), lib.constant(SORTED)
 
     def backward(reduce: Callable) -> Callable[[], object]:
         def run() -> object:
-            with mt.GradientTape() as tape:
-                y = mt.reduce_sum(reduce(x) ** 2)
-            return tape.gradient(y, x)
-
-        return run
-
-    return {
-        "unsorted_segment_sum": lambda: mt.math.unsorted_segment_sum(x, ids, NODES),
-        "segment_sum (sorted ids)": lambda: mt.math.segment_sum(x, sorted_ids),
-        "unsorted_segment_mean": lambda: mt.math.unsorted_segment_mean(x, ids, NODES),
-        "unsorted_segment_sum fwd+bwd": backward(lambda v: mt.math.unsorted_segment_sum(v, ids, NODES)),
-        "unsorted_segment_max fwd+bwd": backward(lambda v: mt.math.unsorted_segment_max(v, ids, NODES)),
-    }
-
-
-def tensorflow_cases() -> dict[str, Callable[[], object]]:
-    x, ids, sorted_ids = tf.Variable(MESSAGES), tf.constant(TARGETS), tf.constant(SORTED)
-
-    def backward(reduce: Callable) -> Callable[[], object]:
-        def run() -> object:
-            with tf.GradientTape() as tape:
-                y = tf.reduce_sum(reduce(x) ** 2)
+            with lib.GradientTape() as tape:
+                y = lib.reduce_sum(reduce(x) ** 2)
             return tape.gradient(y, x).numpy()
 
         return run
 
     return {
-        "unsorted_segment_sum": lambda: tf.math.unsorted_segment_sum(x, ids, NODES).numpy(),
-        "segment_sum (sorted ids)": lambda: tf.math.segment_sum(x, sorted_ids).numpy(),
-        "unsorted_segment_mean": lambda: tf.math.unsorted_segment_mean(x, ids, NODES).numpy(),
-        "unsorted_segment_sum fwd+bwd": backward(lambda v: tf.math.unsorted_segment_sum(v, ids, NODES)),
-        "unsorted_segment_max fwd+bwd": backward(lambda v: tf.math.unsorted_segment_max(v, ids, NODES)),
+        "unsorted_segment_sum": lambda: lib.math.unsorted_segment_sum(x, ids, NODES).numpy(),
+        "segment_sum (sorted ids)": lambda: lib.math.segment_sum(x, sorted_ids).numpy(),
+        "unsorted_segment_mean": lambda: lib.math.unsorted_segment_mean(x, ids, NODES).numpy(),
+        "unsorted_segment_sum fwd+bwd": backward(lambda v: lib.math.unsorted_segment_sum(v, ids, NODES)),
+        "unsorted_segment_max fwd+bwd": backward(lambda v: lib.math.unsorted_segment_max(v, ids, NODES)),
     }
 
 
@@ -88,10 +69,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
-    engines = {"minitape": minitape_cases()}
+    engines = {"minitape": cases(mt)}
     if tf is not None:
         tf.config.threading.set_intra_op_parallelism_threads(args.threads)
-        engines["TensorFlow"] = tensorflow_cases()
+        engines["TensorFlow"] = cases(tf)
     floors = {"unsorted_segment_sum": floor_sum, "segment_sum (sorted ids)": floor_sorted_sum}
     times: dict[tuple, list[float]] = {}
     for _ in range(args.rounds):
