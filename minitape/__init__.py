@@ -68,6 +68,7 @@ from minitape.ops.scatter_ops import (
     tensor_scatter_nd_sub,
     tensor_scatter_nd_update,
 )
+from minitape.ops.sequence_ops import roll, searchsorted, unique, unique_with_counts
 from minitape.ops.shape_ops import ensure_shape, gather_nd, meshgrid, repeat, reverse, split, strided_slice
 from minitape.ops.shape_ops import slice_ as slice
 from minitape.ops.sort_ops import argsort, sort

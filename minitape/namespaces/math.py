@@ -92,7 +92,22 @@ from minitape.ops.public import (  # noqa: F401 - TensorFlow's parameters
     tanh,
     unary,
 )
+from minitape.ops.segment_ops import (  # noqa: F401
+    bincount,
+    segment_max,
+    segment_mean,
+    segment_min,
+    segment_prod,
+    segment_sum,
+    unsorted_segment_max,
+    unsorted_segment_mean,
+    unsorted_segment_min,
+    unsorted_segment_prod,
+    unsorted_segment_sqrt_n,
+    unsorted_segment_sum,
+)
 from minitape.ops.sort_ops import top_k  # noqa: F401
+from minitape.ops.special_ops import digamma, lgamma, polygamma  # noqa: F401
 
 mod = floormod
 # fmt: off

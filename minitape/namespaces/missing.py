@@ -34,7 +34,6 @@ TOP_LEVEL = {
     "string": "tensors hold numbers only; process text in Python before converting",
     "gradients": "tf.gradients works in graph mode only; use mt.GradientTape (tape.gradient)",
     "hessians": "tf.hessians works in graph mode only; nest two GradientTapes and take the outer tape's jacobian",
-    "roll": "use mt.concat of two slices: mt.concat([x[-k:], x[:-k]], axis=0)",
     "Graph": "there is no graph mode: every op runs eagerly",
     "Session": "TensorFlow 1 sessions do not exist here: ops run eagerly",
     "placeholder": "TensorFlow 1 placeholders do not exist here: pass values to a Python function",
@@ -49,8 +48,6 @@ TOP_LEVEL = {
     "bfloat16": "use float16, float32 or float64",
     "string_dtype": "tensors hold numbers only",
     "queue": "there are no queues: use Python lists or mt.data.Dataset",
-    "searchsorted": "use numpy.searchsorted on t.numpy() (no gradient)",
-    "unique": "use numpy.unique on t.numpy() (no gradient)",
 }
 
 LINALG = {
@@ -121,12 +118,7 @@ NN = {
 }
 
 MATH = {
-    "segment_sum": "use mt.matmul with a one-hot matrix of the segment ids (mt.one_hot)",
-    "unsorted_segment_sum": "use mt.matmul with a one-hot matrix of the segment ids (mt.one_hot)",
-    "bincount": "use numpy.bincount on t.numpy(), or mt.reduce_sum(mt.one_hot(ids, n), axis=0)",
-    "lgamma": "there are no special functions; scipy.special on t.numpy() (no gradient)",
-    "digamma": "there are no special functions; scipy.special on t.numpy() (no gradient)",
-    "bessel_i0": "there are no special functions",
+    "bessel_i0": "there are no Bessel functions (erf, erfc, lgamma, digamma and polygamma are here)",
     "real": "there are no complex dtypes",
     "imag": "there are no complex dtypes",
     "angle": "there are no complex dtypes",

@@ -13,6 +13,10 @@ class OutOfRangeError(Exception):
     """Past the end: an iterator's `get_next()` after a dataset's last element, a TensorArray index beyond its size."""
 
 
+class NotFoundError(Exception):
+    """An op has no kernel for its inputs' dtype (TensorFlow: "Could not find device for node")."""
+
+
 def op_error(op: Any, inputs: Any, attrs: dict, err: Exception) -> InvalidArgumentError:
     """Name the op, its inputs' dtypes and shapes, and its attributes in front of what went wrong."""
     parts = [f"{t.dtype.name}{list(t.shape)}" for t in inputs] + [f"{k}={v!r}" for k, v in attrs.items()]
