@@ -66,7 +66,7 @@ def test_map_fn_and_vectorized_map_stack_per_row_results_and_differentiate():
         (lambda: mt.io, "numpy"),
         (lambda: mt.lite, "deployment"),
         (lambda: mt.estimator, "GradientTape"),
-        (lambda: mt.roll, "mt.concat"),
+        (lambda: mt.placeholder, "placeholders do not exist"),
         (lambda: mt.SparseTensor, "dense"),
         (lambda: mt.RaggedTensor, "mt.pad"),
         (lambda: mt.strings, "numbers only"),
