@@ -25,7 +25,6 @@ import numpy as np
 
 from minitape.engine.opdef import defop
 from minitape.engine.tensor import Tensor
-from minitape.ops.array_ops import expand_dims, squeeze
 from minitape.ops.conv_ops import _out_and_pads, _pad, _padding, conv2d_op
 from minitape.ops.options import integer
 from minitape.values.errors import InvalidArgumentError
@@ -291,16 +290,3 @@ def separable_conv2d(
 
 def _shape(value: Any) -> tuple:
     return tuple(np.shape(value._array() if isinstance(value, TensorLike) else value))
-
-
-def depthwise_conv1d(inputs, kernel, stride: int, padding: str, dilation: int = 1) -> Tensor:
-    """A depthwise convolution of (batch, steps, channels) `inputs` with a (k, channels, M) kernel: the 2-D one
-    on an image of height 1, so its gradients of every order are the 2-D op's."""
-    image = depthwise_op(
-        expand_dims(inputs, 1),
-        expand_dims(kernel, 0),
-        strides=(1, stride),
-        padding=padding,
-        dilations=(1, dilation),
-    )
-    return squeeze(image, axis=[1])
