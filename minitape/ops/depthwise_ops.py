@@ -179,9 +179,7 @@ depthwise_backprop_filter_op = defop(f"{OP}BackpropFilter", _depthwise_backprop_
 # ---- the public functions, as tf.nn -------------------------------------------------------------
 def _strides(strides: Any, what: str) -> tuple[int, int]:
     """TensorFlow's [1, s, s, 1]: a list of 4, batch and channel entries 1, the two others equal."""
-    if isinstance(strides, TensorLike):
-        strides = strides._array().tolist()
-    if not isinstance(strides, (list, tuple)):
+    if not isinstance(strides, (list, tuple)):  # TensorFlow takes no tensor or array here either
         raise TypeError(
             f"{what}: strides must be a list of 4 ints, [1, stride, stride, 1], not {strides!r} "
             f"(TensorFlow: Expected list for 'strides' argument to 'depthwise_conv2d_native' Op, not {strides!r}.)"
@@ -209,8 +207,8 @@ def _strides(strides: Any, what: str) -> tuple[int, int]:
 def _dilations(dilations: Any, what: str) -> tuple[int, int]:
     if dilations is None:
         return 1, 1
-    if isinstance(dilations, TensorLike):
-        dilations = dilations._array().tolist()
+    if isinstance(dilations, (TensorLike, np.ndarray)):  # TensorFlow takes these here, as it does lists
+        dilations = np.asarray(dilations._array() if isinstance(dilations, TensorLike) else dilations).tolist()
     if not isinstance(dilations, (list, tuple)) or len(dilations) != 2:
         raise TypeError(f"{what}: dilations must be a list of 2 ints, [rate_height, rate_width], not {dilations!r}")
     values = tuple(integer(d, what, "each entry of dilations") for d in dilations)
@@ -229,8 +227,8 @@ def _explicit_or(padding: Any, what: str) -> Any:
                 "be a list, [[0, 0], [top, bottom], [left, right], [0, 0]]."
             )
         return _padding(padding, what)
-    pairs = [list(p) for p in padding] if isinstance(padding, (list, tuple)) else None
-    if pairs is None or len(pairs) != 4 or any(len(p) != 2 for p in pairs):
+    pairs = list(padding) if isinstance(padding, (list, tuple)) else []
+    if len(pairs) != 4 or not all(isinstance(p, (list, tuple)) and len(p) == 2 for p in pairs):
         raise ValueError(
             f"{what}: When padding is a list, it must be of size 4, [[0, 0], [top, bottom], [left, right], "
             f"[0, 0]]. Received: padding={padding}"

@@ -276,8 +276,27 @@ def test_tensorflows_refusals_of_bad_strides_padding_dilations_and_data_format()
     _raises(ValueError, ["must be of size 4"], lambda: dw(X, W, [1] * 4, [[1, 2], [0, 1]]))
     _raises(InvalidArgumentError, ["batch or depth"], lambda: dw(X, W, [1] * 4, [[1, 0], [1, 2], [0, 1], [0, 0]]))
     _raises(InvalidArgumentError, [">= 0"], lambda: dw(X, W, [1] * 4, [[0, 0], [-1, 2], [0, 1], [0, 0]]))
+    _raises(ValueError, ["must be of size 4"], lambda: dw(X, W, [1] * 4, [0, 1, 1, 0]))
+    _raises(TypeError, ["Expected list for 'strides'"], lambda: dw(X, W, mt.constant([1, 1, 1, 1]), "SAME"))
+    _raises(TypeError, ["list of 2 ints"], lambda: dw(X, W, [1] * 4, "SAME", dilations=[2]))
     _raises(NotImplementedError, ["NHWC", "transpose"], lambda: dw(X, W, [1] * 4, "SAME", data_format="NCHW"))
     _raises(InvalidArgumentError, ["'NWHC'"], lambda: dw(X, W, [1] * 4, "SAME", data_format="NWHC"))
+
+
+def test_tuples_and_arrays_are_taken_where_tensorflow_takes_them():
+    by_lists = mt.nn.depthwise_conv2d(X2, W2, [1, 1, 1, 1], [[0, 0], [1, 0], [0, 2], [0, 0]], dilations=[2, 1])
+    by_others = mt.nn.depthwise_conv2d(X2, W2, (1, 1, 1, 1), ((0, 0), (1, 0), (0, 2), (0, 0)), "NHWC", np.array([2, 1]))
+    assert by_lists.shape == (1, 2, 5, 4)
+    np.testing.assert_array_equal(by_others.numpy(), by_lists.numpy())
+
+
+def test_separable_conv2d_with_explicit_padding_and_dilations_is_depthwise_then_pointwise():
+    rng = np.random.default_rng(5)
+    x, dw, pw = rng.normal(size=(1, 5, 5, 2)), rng.normal(size=(3, 3, 2, 1)), rng.normal(size=(1, 1, 2, 3))
+    y = mt.nn.separable_conv2d(x, dw, pw, [1, 1, 1, 1], [[0, 0], [1, 0], [2, 1], [0, 0]], dilations=[2, 1])
+    assert y.shape == (1, 2, 6, 3)  # TensorFlow 2.21's shape for these arguments
+    want = depthwise_by_loops(x, dw, (1, 1), (2, 1), ((1, 0), (2, 1))) @ pw[0, 0]
+    np.testing.assert_allclose(y.numpy(), want, rtol=1e-12, atol=1e-12)
 
 
 def test_separable_conv2d_refuses_a_pointwise_filter_that_does_not_fit():
