@@ -204,11 +204,14 @@ def _strides(strides: Any, what: str) -> tuple[int, int]:
     return values[1], values[2]
 
 
-def _dilations(dilations: Any, what: str) -> tuple[int, int]:
+def _dilations(dilations: Any, what: str, four: bool = False) -> tuple[int, int]:
+    """[rate_height, rate_width]; the backprop functions also take TensorFlow's [1, rate_height, rate_width, 1]."""
     if dilations is None:
         return 1, 1
     if isinstance(dilations, (TensorLike, np.ndarray)):  # TensorFlow takes these here, as it does lists
         dilations = np.asarray(dilations._array() if isinstance(dilations, TensorLike) else dilations).tolist()
+    if four and isinstance(dilations, (list, tuple)) and len(dilations) == 4 and dilations[0] == dilations[3] == 1:
+        dilations = dilations[1:3]
     if not isinstance(dilations, (list, tuple)) or len(dilations) != 2:
         raise TypeError(f"{what}: dilations must be a list of 2 ints, [rate_height, rate_width], not {dilations!r}")
     values = tuple(integer(d, what, "each entry of dilations") for d in dilations)
@@ -243,7 +246,7 @@ def _explicit_or(padding: Any, what: str) -> Any:
     return tuple(tuple(p) for p in values[1:3])
 
 
-def _options(strides, padding, data_format, dilations, what) -> dict:
+def _options(strides, padding, data_format, dilations, what, four=False) -> dict:
     if data_format not in (None, "NHWC"):
         if data_format == "NCHW":
             raise NotImplementedError(
@@ -251,7 +254,7 @@ def _options(strides, padding, data_format, dilations, what) -> dict:
                 "input with mt.transpose(x, [0, 2, 3, 1]) first"
             )
         raise InvalidArgumentError(f"{what}: data_format must be 'NHWC' or 'NCHW', not {data_format!r}")
-    strides, dilations = _strides(strides, what), _dilations(dilations, what)
+    strides, dilations = _strides(strides, what), _dilations(dilations, what, four)
     if max(strides) > 1 and max(dilations) > 1:
         raise ValueError(
             f"{what}: When dilation rate is greater than 1, then all values of strides must be 1. Received: "
@@ -288,3 +291,40 @@ def separable_conv2d(
 
 def _shape(value: Any) -> tuple:
     return tuple(np.shape(value._array() if isinstance(value, TensorLike) else value))
+
+
+def depthwise_conv2d_backprop_input(
+    input_sizes, filter, out_backprop, strides, padding, data_format="NHWC", dilations=(1, 1, 1, 1), name=None
+) -> Tensor:
+    """The gradient of depthwise_conv2d with respect to its input, of shape `input_sizes` (4 ints), given the
+    gradient `out_backprop` of its output: what GradientTape computes for it."""
+    what = "depthwise_conv2d_backprop_input"
+    options = _undilated(_options(strides, padding, data_format, dilations, what, four=True), what)
+    return depthwise_backprop_input_op(out_backprop, filter, input_shape=_sizes(input_sizes, what), **options)
+
+
+def depthwise_conv2d_backprop_filter(
+    input, filter_sizes, out_backprop, strides, padding, data_format="NHWC", dilations=(1, 1, 1, 1), name=None
+) -> Tensor:
+    """The gradient of depthwise_conv2d with respect to its filter, of shape `filter_sizes` (4 ints), given the
+    gradient `out_backprop` of its output: what GradientTape computes for it."""
+    what = "depthwise_conv2d_backprop_filter"
+    options = _undilated(_options(strides, padding, data_format, dilations, what, four=True), what)
+    return depthwise_backprop_filter_op(input, out_backprop, filter_shape=_sizes(filter_sizes, what), **options)
+
+
+def _undilated(options: dict, what: str) -> dict:
+    if options["dilations"] != (1, 1):
+        raise ValueError(
+            f"{what}: dilations {list(options['dilations'])} are not taken: TensorFlow 2.21's op ignores them and "
+            "gives the gradient of the undilated convolution. For the dilated one take the gradient of "
+            "mt.nn.depthwise_conv2d(..., dilations=...) with a GradientTape"
+        )
+    return options
+
+
+def _sizes(sizes: Any, what: str) -> tuple[int, ...]:
+    values = np.asarray(sizes._array() if isinstance(sizes, TensorLike) else sizes)
+    if values.shape != (4,) or values.dtype.kind not in "iu":
+        raise InvalidArgumentError(f"{what}: the sizes must be 4 ints, got {values.tolist()}")
+    return tuple(int(n) for n in values)

@@ -173,6 +173,62 @@ def test_the_gradients_are_tensorflows():
     np.testing.assert_allclose(gw.numpy().reshape(9, 4), tf_gw, atol=2e-4)
 
 
+def _weighted_sum(t):
+    """sum(t * [0, 1, 2, ...]): one number that any misplaced value changes."""
+    values = t.numpy().astype(np.float64)
+    return float(np.sum(values * np.arange(values.size).reshape(values.shape)))
+
+
+def test_the_backprop_functions_give_tensorflows_numbers_and_the_tapes_gradients():
+    dy = np.cos(np.arange(36, dtype=np.float32)).reshape(1, 3, 3, 4)
+    dx = mt.nn.depthwise_conv2d_backprop_input([1, 5, 5, 2], W2, dy, [1, 2, 2, 1], "SAME")
+    dw = mt.nn.depthwise_conv2d_backprop_filter(X2, mt.constant([3, 3, 2, 2]), dy, [1, 2, 2, 1], "SAME")
+    assert dx.shape == (1, 5, 5, 2) and dw.shape == (3, 3, 2, 2) and dx.dtype == dw.dtype == mt.float32
+    assert _weighted_sum(dx) == pytest.approx(166.33468, rel=1e-6)  # TensorFlow 2.21
+    assert _weighted_sum(dw) == pytest.approx(64.833493, rel=1e-5)
+    x, w = mt.constant(X2), mt.constant(W2)
+    with mt.GradientTape() as tape:
+        tape.watch([x, w])
+        y = mt.nn.depthwise_conv2d(x, w, [1, 2, 2, 1], "SAME")
+    gx, gw = tape.gradient(y, [x, w], output_gradients=dy)
+    np.testing.assert_array_equal(dx.numpy(), gx.numpy())
+    np.testing.assert_array_equal(dw.numpy(), gw.numpy())
+    ones = np.ones((1, 4, 6, 4), np.float32)
+    explicit = mt.nn.depthwise_conv2d_backprop_input([1, 5, 5, 2], W2, ones, [1] * 4, [[0, 0], [0, 1], [1, 2], [0, 0]])
+    assert _weighted_sum(explicit) == pytest.approx(14027.4, rel=1e-6)  # TensorFlow 2.21
+
+
+def test_the_backprop_functions_refuse_dilations_which_tensorflows_op_ignores():
+    # TensorFlow 2.21's depthwise_conv2d_backprop_input with dilations [1, 2, 2, 1] gives the undilated gradient
+    # (15117.7 as the weighted sum below, where its own tape gives 12296.9): refused, not copied
+    ones = np.ones((1, 5, 5, 4), np.float32)
+    _raises(
+        ValueError,
+        ["ignores them", "GradientTape"],
+        lambda: mt.nn.depthwise_conv2d_backprop_input([1, 5, 5, 2], W2, ones, [1] * 4, "SAME", dilations=[1, 2, 2, 1]),
+    )
+    _raises(
+        ValueError,
+        ["ignores them"],
+        lambda: mt.nn.depthwise_conv2d_backprop_filter(X2, [3, 3, 2, 2], ones, [1] * 4, "SAME", dilations=[2, 2]),
+    )
+    x = mt.constant(X2)
+    with mt.GradientTape() as tape:
+        tape.watch(x)
+        y = mt.nn.depthwise_conv2d(x, W2, [1, 1, 1, 1], "SAME", dilations=[2, 2])
+    assert _weighted_sum(tape.gradient(y, x, output_gradients=ones)) == pytest.approx(12296.9, rel=1e-6)
+    _raises(
+        InvalidArgumentError,
+        ["out_backprop has shape [1, 4, 4, 4]", "[1, 3, 3, 4]"],
+        lambda: mt.nn.depthwise_conv2d_backprop_input([1, 5, 5, 2], W2, ones[:, :4, :4], [1, 2, 2, 1], "SAME"),
+    )
+    _raises(
+        InvalidArgumentError,
+        ["4 ints", "[5, 5, 2]"],
+        lambda: mt.nn.depthwise_conv2d_backprop_input([5, 5, 2], W2, ones, [1] * 4, "SAME"),
+    )
+
+
 def test_dilations_give_tensorflows_numbers():
     x = np.arange(25, dtype=np.float32).reshape(1, 5, 5, 1)
     w = np.array([1.0, -1.0, 2.0, 0.5], np.float32).reshape(2, 2, 1, 1)
