@@ -5,9 +5,10 @@ outputs, channel c's m-th landing at c * M + m. Repeating each input channel M t
 channels, which puts copy m of channel c at c * M + m) turns it into M = 1 on C * M channels, where output
 channel k is the sum over kernel offsets of input channel k times its own tap: one np.einsum over the window
 view of the padded input (conv_ops' strided view, with the dilation in its strides), no im2col copy, no loop
-over channels. The filter's gradient is the same einsum with dy in the filter's place. The input's gradient is
-again a depthwise convolution, at stride 1, of dy spread `strides` apart (zeros between) and padded by the
-filter's span, with the filter turned round; the M copies of a channel then add up (the adjoint of repeat).
+over channels. The filter's gradient is the same einsum with dy in the filter's place. The input's gradient at
+stride 1 is again such a correlation, of dy padded by the filter's span with the filter turned round; with
+strides, where that would mostly multiply zeros, each tap's dy * w[i, j] is added to the pixels it met (kh * kw
+products the size of dy, as conv_ops' col2im). The M copies of a channel then add up (the adjoint of repeat).
 
 The gradient ops are primitives, and their gradients are again these ops, as for Conv2D:
     DepthwiseConv2dNative(x, w)                -> dx = BackpropInput(dy, w),  dw = BackpropFilter(x, dy)
@@ -47,13 +48,14 @@ def _geometry(in_hw: tuple, k_hw: tuple, strides: tuple, dilations: tuple, paddi
     return (oh, ow), ((0, 0), (pt, pb), (pl, pr), (0, 0))
 
 
-def _windows(xp: np.ndarray, k_hw, strides, dilations, out_hw) -> np.ndarray:
+def _windows(xp: np.ndarray, k_hw, strides, dilations, out_hw, origin=(0, 0)) -> np.ndarray:
     """(N, Ho, Wo, kh, kw, C), a read-only view of the padded input: [n, i, j] is output pixel (i, j)'s window,
-    its taps `dilations` apart."""
+    its taps `dilations` apart, the first window's corner at pixel `origin`."""
     xp = np.ascontiguousarray(xp)
     (sh, sw), (dh, dw), (s0, s1, s2, s3) = strides, dilations, xp.strides
     shape = (xp.shape[0], *out_hw, *k_hw, xp.shape[3])
-    view = np.ndarray(shape, xp.dtype, xp, 0, (s0, s1 * sh, s2 * sw, s1 * dh, s2 * dw, s3))
+    start = origin[0] * s1 + origin[1] * s2
+    view = np.ndarray(shape, xp.dtype, xp, start, (s0, s1 * sh, s2 * sw, s1 * dh, s2 * dw, s3))
     view.flags.writeable = False  # windows overlap: a write through one would change its neighbours
     return view
 
@@ -116,21 +118,40 @@ def _depthwise_backprop_filter(x, dy, filter_shape, strides, padding, dilations)
 
 
 def _depthwise_backprop_input(dy, w, input_shape, strides, padding, dilations):
-    """The adjoint of `_depthwise` in x: output pixel o took padded pixel o * s + i * d with tap i, so padded pixel
-    p gets the sum over taps i of dy[(p - i * d) / s] w[i] (where that is a whole output pixel). With dy spread s
-    apart and (k - 1) * d zeros before it, that is a correlation with the filter turned round."""
+    """The adjoint of `_depthwise` in x: output pixel o took padded pixel o * s + i * d with tap i, so each tap
+    sends dy * w[i] back to the pixels it met; the M copies of a channel then add up (the adjoint of repeat)."""
     out_hw, pads = _fitted_geometry(input_shape, w.shape, strides, dilations, padding)
     _check_dy(dy, (input_shape[0], *out_hw, w.shape[2] * w.shape[3]), "BackpropInput")
-    (n, h, width, c), (kh, kw), (sh, sw), (dh, dw) = input_shape, w.shape[:2], strides, dilations
-    (pt, pb), (pl, pr) = pads[1], pads[2]
-    padded_hw = (h + pt + pb, width + pl + pr)
-    top, left = (kh - 1) * dh, (kw - 1) * dw
-    spread = np.zeros((n, top + padded_hw[0], left + padded_hw[1], dy.shape[3]), dy.dtype)
-    spread[:, top : top + sh * out_hw[0] : sh, left : left + sw * out_hw[1] : sw] = dy
-    turned = _taps(w)[::-1, ::-1]
-    dxp = np.einsum("nhwijc,ijc->nhwc", _windows(spread, (kh, kw), (1, 1), dilations, padded_hw), turned)
-    dx = dxp[:, pt : pt + h, pl : pl + width]
+    spread = _strided_adjoint if max(strides) > 1 else _turned_correlation
+    dx = spread(dy, _taps(w), input_shape, strides, dilations, out_hw, pads)
+    n, h, width, c = input_shape
     return dx.reshape(n, h, width, c, w.shape[3]).sum(axis=4) if w.shape[3] > 1 else dx
+
+
+def _turned_correlation(dy, taps, input_shape, strides, dilations, out_hw, pads) -> np.ndarray:
+    """At stride 1, padded pixel p gets the sum over taps i of dy[p - i * d] w[i]: with (k - 1) * d zeros before
+    dy, a correlation with the filter turned round (one einsum), taken only where the padded pixels are the
+    input's."""
+    (h, width), (kh, kw), (dh, dw) = input_shape[1:3], taps.shape[:2], dilations
+    (pt, pb), (pl, pr) = pads[1], pads[2]
+    top, left = (kh - 1) * dh, (kw - 1) * dw
+    spread = _pad(dy, ((0, 0), (top, h + pt + pb - out_hw[0]), (left, width + pl + pr - out_hw[1]), (0, 0)))
+    windows = _windows(spread, (kh, kw), (1, 1), dilations, (h, width), origin=(pt, pl))
+    return np.einsum("nhwijc,ijc->nhwc", windows, taps[::-1, ::-1])
+
+
+def _strided_adjoint(dy, taps, input_shape, strides, dilations, out_hw, pads) -> np.ndarray:
+    """With strides, the correlation above would mostly multiply zeros (those between the strided pixels): each
+    tap's dy * w[i] is added to the pixels it met instead, kh * kw products the size of dy."""
+    (n, h, width, _), (sh, sw), (dh, dw) = input_shape, strides, dilations
+    (pt, pb), (pl, pr) = pads[1], pads[2]
+    dxp = np.zeros((n, h + pt + pb, width + pl + pr, dy.shape[3]), dy.dtype)
+    product = np.empty_like(dy)
+    for i in range(taps.shape[0]):  # kernel offsets only (kh * kw steps, e.g. 9)
+        for j in range(taps.shape[1]):
+            np.multiply(dy, taps[i, j], out=product)
+            dxp[:, i * dh : i * dh + sh * out_hw[0] : sh, j * dw : j * dw + sw * out_hw[1] : sw] += product
+    return dxp[:, pt : pt + h, pl : pl + width]
 
 
 def _check_dy(dy: np.ndarray, want: tuple, which: str) -> None:
