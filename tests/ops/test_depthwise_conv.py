@@ -395,3 +395,18 @@ def test_a_traced_function_gives_the_eager_values_and_gradients_and_retraces_for
         for a, b in zip(g1, g2):
             np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-5, atol=1e-5)
     assert traced.experimental_get_tracing_count() == 2
+
+
+def test_forward_mode_gives_the_directional_derivative():
+    rng = np.random.default_rng(6)
+    x, w, v = rng.normal(size=(1, 6, 5, 2)), rng.normal(size=(3, 3, 2, 2)), rng.normal(size=(1, 6, 5, 2))
+
+    def conv(a):
+        return mt.nn.depthwise_conv2d(a, w, [1, 2, 2, 1], "SAME")
+
+    primal = mt.constant(x)
+    with mt.autodiff.ForwardAccumulator(primal, mt.constant(v)) as accumulator:
+        y = conv(primal)
+    eps = 1e-6
+    numeric = (conv(x + eps * v).numpy() - conv(x - eps * v).numpy()) / (2 * eps)
+    np.testing.assert_allclose(accumulator.jvp(y).numpy(), numeric, atol=1e-7)
