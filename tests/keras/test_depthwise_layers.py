@@ -44,6 +44,9 @@ def test_the_weights_are_keras_3s_in_name_shape_and_order():
         ("separable_conv1d/bias:0", (4,)),
     ]
     assert separable.depthwise_kernel is separable.weights[0] and depthwise.kernel is depthwise.weights[0]
+    assert layers.SeparableConvolution2D is layers.SeparableConv2D
+    assert layers.SeparableConvolution1D is layers.SeparableConv1D
+    assert not hasattr(separable, "kernel")  # Keras 3's SeparableConv2D has none either
 
 
 def test_parameter_counts_are_keras_3s(capsys):
