@@ -485,9 +485,14 @@ LEFT_OUT = {
         "minitape has 1-D and 2-D layers only; for 2-D use keras.ops.conv / keras.layers",
     ),
     **dict.fromkeys(
-        ("conv1d", "conv2d", "conv2d_transpose", "depthwise_conv2d", "separable_conv2d", "pool2d"),
+        ("conv1d", "conv2d", "conv2d_transpose", "pool2d"),
         "use mt.nn.conv1d, mt.nn.conv2d, mt.nn.conv2d_transpose, mt.nn.max_pool2d or mt.nn.avg_pool2d "
         "(TensorFlow's own ops; Keras 3 spells them keras.ops.conv, keras.ops.max_pool, ...)",
+    ),
+    **dict.fromkeys(
+        ("depthwise_conv2d", "separable_conv2d"),
+        "use mt.nn.depthwise_conv2d or mt.nn.separable_conv2d (TensorFlow's own ops, strides as [1, s, s, 1]), "
+        "or keras.layers.DepthwiseConv2D / SeparableConv2D",
     ),
     "resize_images": "use keras.layers.UpSampling2D",
     "spatial_2d_padding": "use keras.layers.ZeroPadding2D, or mt.pad",

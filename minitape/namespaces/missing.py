@@ -77,10 +77,6 @@ NN = {
     **dict.fromkeys(
         ("conv3d", "conv3d_transpose", "max_pool3d", "avg_pool3d", "convolution", "conv_transpose", "pool"), _ONLY_2D
     ),
-    **dict.fromkeys(
-        ("depthwise_conv2d", "separable_conv2d"),
-        "write it as one mt.nn.conv2d per channel (on x[..., i:i + 1]) and mt.concat the results",
-    ),
     "atrous_conv2d": "use mt.nn.conv2d(value, filters, 1, padding, dilations=rate)",
     "max_pool_with_argmax": "use mt.nn.max_pool2d; its gradient goes to each window's maximum",
     **dict.fromkeys(
@@ -175,10 +171,6 @@ LAYERS = {
     ),  # fmt: skip
     "Conv3D": "there is no 3-D convolution, only Conv1D and Conv2D: for video apply Conv2D to each frame "
     "(the frames folded into the batch axis)",
-    **dict.fromkeys(
-        ("DepthwiseConv2D", "SeparableConv2D"),
-        "only Conv2D and Conv2DTranspose: write it as a Conv2D per channel, or use Conv2D",
-    ),
     "Masking": "there is no masking; pad the sequences and let the model see the padding",
 }
 

@@ -26,6 +26,12 @@ from minitape.ops.conv_ops import (  # noqa: F401
     max_pool1d,
     max_pool2d,
 )
+from minitape.ops.depthwise_ops import (  # noqa: F401
+    depthwise_conv2d,
+    depthwise_conv2d_backprop_filter,
+    depthwise_conv2d_backprop_input,
+    separable_conv2d,
+)
 from minitape.ops.mask_ops import dropout  # noqa: F401
 from minitape.ops.nn_ops import (  # noqa: F401
     l2_loss,

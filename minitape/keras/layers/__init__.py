@@ -31,6 +31,14 @@ from minitape.keras.layers.convolutional1d import (
     MaxPooling1D,
 )
 from minitape.keras.layers.core import Activation, Dense, Dropout, Flatten, Lambda, ReLU, Reshape
+from minitape.keras.layers.depthwise import (
+    DepthwiseConv1D,
+    DepthwiseConv2D,
+    SeparableConv1D,
+    SeparableConv2D,
+    SeparableConvolution1D,
+    SeparableConvolution2D,
+)
 from minitape.keras.layers.embedding import Embedding
 from minitape.keras.layers.image_preprocessing import (
     CenterCrop,

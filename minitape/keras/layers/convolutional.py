@@ -71,6 +71,7 @@ class Conv2D(Layer):
 
     rank = 2
     paddings: tuple[str, ...] = ("valid", "same")
+    strides_with_dilation = False  # Keras 3 refuses both above 1 in Conv2D, takes them in DepthwiseConv2D
 
     def __init__(
         self,
@@ -108,7 +109,7 @@ class Conv2D(Layer):
         self.kernel_size = window(kernel_size, "kernel_size", kind, self.rank)
         self.strides = window(strides, "strides", kind, self.rank)
         self.dilation_rate = window(dilation_rate, "dilation_rate", kind, self.rank)
-        if max(self.strides) > 1 and max(self.dilation_rate) > 1:
+        if max(self.strides) > 1 and max(self.dilation_rate) > 1 and not self.strides_with_dilation:
             raise ValueError(
                 f"{kind}: strides > 1 together with dilation_rate > 1 is not supported (as in Keras), got "
                 f"strides={self.strides} and dilation_rate={self.dilation_rate}; use one of them, or add pooling"
@@ -129,7 +130,7 @@ class Conv2D(Layer):
 
     def check_channels(self, shape: tuple) -> None:
         check_rank(self, shape, self.rank)
-        if self.built and self.kernel_shape(shape[-1]) != tuple(self.kernel.shape):
+        if self.built and shape[-1] != self.channels:
             raise incompatible(
                 self,
                 shape,
@@ -144,22 +145,29 @@ class Conv2D(Layer):
 
     def build(self, input_shape: tuple) -> None:
         self.channels = input_shape[-1]
-        self.kernel = self.add_weight(
-            "kernel",
-            self.kernel_shape(input_shape[-1]),
-            initializer=self.kernel_initializer,
-            regularizer=self.kernel_regularizer,
-            constraint=self.kernel_constraint,
-        )
+        self.build_kernels(self.channels)
         self.bias = None
         if self.use_bias:
             self.bias = self.add_weight(
                 "bias",
-                (self.filters,),
+                (self.out_channels(self.channels),),
                 initializer=self.bias_initializer,
                 regularizer=self.bias_regularizer,
                 constraint=self.bias_constraint,
             )
+
+    def build_kernels(self, channels: int) -> None:
+        """The weights before the bias (SeparableConv2D has two)."""
+        self.kernel = self.add_weight(
+            "kernel",
+            self.kernel_shape(channels),
+            initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
+        )
+
+    def out_channels(self, channels: int) -> int:
+        return self.filters
 
     def call(self, inputs: Any) -> Any:
         outputs = self.convolve(inputs)
