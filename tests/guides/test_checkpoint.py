@@ -11,11 +11,10 @@ Where TensorFlow 2.21 with Keras 3 does not do what the guide says, minitape doe
   TF_USE_LEGACY_KERAS=1, does, where the guide runs as written), so the keys are the guide's.
 - the optimizer's keys are Keras 3's in TensorFlow 2.21 (`optimizer/_iterations`, `_learning_rate`, and Adam's
   slots as `_variables/2` to `_variables/5`: m and v of the kernel, then of the bias).
-The losses depend on the Dense layer's random start, so they are checked for what the guide shows (training goes
-on where it stopped) against a run without checkpoints from the same start, not against TensorFlow's numbers.
+The losses depend on the Dense layer's random start: the test sets one start (a line the guide does not have) and
+compares the printed lines with TensorFlow's from that start; another test checks that a run saved, restored into
+new objects and continued gives the losses of a run without checkpoints, bit for bit.
 """
-
-import re
 
 import numpy as np
 import pytest
@@ -80,6 +79,9 @@ def trained(tmp_path, monkeypatch, capsys):
     """Cells 3 to 13: the model trained 50 steps, then a new model restored and trained 50 more."""
     monkeypatch.chdir(tmp_path)
     net = Net()
+    # not in the guide: a fixed start in place of the random one, so that the printed losses are TensorFlow's
+    net(tf.zeros([1, 1]))
+    net.set_weights([np.array([[0.1, -0.2, 0.3, -0.4, 0.5]], "float32"), np.zeros(5, "float32")])
     g = {}
     opt = tf.keras.optimizers.Adam(0.1)
     dataset = toy_dataset()
@@ -112,16 +114,17 @@ def test_cell_05_save_weights_needs_keras_3_file_name(tmp_path, monkeypatch):
 
 
 def test_cells_10_13_train_save_restore_and_continue(trained):
-    # TensorFlow 2.21 prints these lines, with losses that depend on the random start
-    step_lines = r"Saved checkpoint for step {}: \./tf_ckpts/ckpt-{}\nloss \d+\.\d\d\n"
-    first = "Initializing from scratch.\n" + "".join(step_lines.format(10 * n, n) for n in range(1, 6))
-    assert re.fullmatch(first, trained["first"])
-    second = "Restored from ./tf_ckpts/ckpt-5\n" + "".join(step_lines.format(10 * n, n) for n in range(6, 11))
-    assert re.fullmatch(second, trained["second"])
-    losses = [float(x) for x in re.findall(r"loss (\S+)", trained["first"] + trained["second"])]
-    # the restored run goes on from where the first stopped (TensorFlow 2.21 with tf_keras: 29.90 ... 4.72, then
-    # 1.04 ... 0.19); a fresh start would be back near the first loss
-    assert losses[0] > 20 and losses[4] < 8 and losses[5] < losses[4]
+    # TensorFlow 2.21 prints these lines from the same start (the first run with Keras 3 or tf_keras; the second
+    # with tf_keras: Keras 3's restore leaves the new model's kernel out there, and its loss goes back up to 24.84)
+    saved = "Saved checkpoint for step {}0: ./tf_ckpts/ckpt-{}\nloss {}\n"
+    first = ["28.75", "22.16", "15.60", "9.14", "2.98"]
+    second = ["1.20", "0.85", "0.56", "0.38", "0.28"]
+    assert trained["first"] == "Initializing from scratch.\n" + "".join(
+        saved.format(n, n, loss) for n, loss in enumerate(first, 1)
+    )
+    assert trained["second"] == "Restored from ./tf_ckpts/ckpt-5\n" + "".join(
+        saved.format(n, n, loss) for n, loss in enumerate(second, 6)
+    )
 
 
 def test_cells_10_13_restored_run_is_the_uninterrupted_run(tmp_path, monkeypatch):

@@ -83,8 +83,7 @@ def test_errors_in_tensorflows_words():
     with pytest.raises(ValueError) as info:
         mt.train.Checkpoint(v=mt.Variable([0.0, 0.0], name="v")).restore(path)
     assert str(info.value) == (
-        "Received incompatible tensor with shape (3,) when attempting to restore variable with shape (2,) and name "
-        "v:0."
+        "Received incompatible tensor with shape (3,) when attempting to restore variable with shape (2,) and name v:0."
     )
     with pytest.raises(mt.errors.InvalidArgumentError, match="expected dtype int32 does not equal original dtype"):
         mt.train.Checkpoint(v=mt.Variable([0, 0, 0])).restore(path)
@@ -308,3 +307,21 @@ def test_root_checkpoint_and_missing_names():
     with pytest.raises(AttributeError, match="minitape has no tf.train.Saver: TensorFlow 1"):
         mt.train.Saver  # noqa: B018
     assert mt.train.Checkpoint is not None and "train" not in mt.missing.TOP_LEVEL
+
+
+def test_root_checkpoint_restores_variables_made_later_into_the_root():
+    class Lazy(mt.Module):
+        def __call__(self, x):
+            if not hasattr(self, "w"):
+                self.w = mt.Variable(mt.zeros([x.shape[-1]]))
+            return x * self.w
+
+    model = Lazy()
+    model(mt.ones([3]))
+    model.w.assign([1.0, 2.0, 3.0])
+    path = mt.train.Checkpoint(root=model).save("./lazy")
+    assert "w/.ATTRIBUTES/VARIABLE_VALUE" in dict(mt.train.list_variables(path))
+    fresh = Lazy()
+    status = mt.train.Checkpoint(root=fresh).restore(path)
+    assert fresh(mt.ones([3])).numpy().tolist() == [1.0, 2.0, 3.0]
+    status.assert_consumed()

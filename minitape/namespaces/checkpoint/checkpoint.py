@@ -8,6 +8,7 @@ is assigned when the object appears. The status `restore` returns says what matc
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections import deque
 from typing import Any
@@ -22,7 +23,9 @@ from minitape.values import errors
 
 class CheckpointOptions:
     """`tf.train.CheckpointOptions`: accepted and kept. Writing is synchronous and local here, so the I/O device,
-    async writing and sharding callbacks change nothing; `experimental_write_callbacks` are called after a save."""
+    async writing and sharding callbacks change nothing, and slots are always written and restored
+    (`experimental_skip_slot_variables` is kept only); `experimental_write_callbacks` are called after each write,
+    with the path if they take an argument."""
 
     def __init__(
         self,
@@ -112,7 +115,8 @@ class _Restoration:
             elif isinstance(obj, tracking.Group) and obj.name == "_variables":
                 self._await_slot(obj.owner, int(name), child_id)
             elif not tracking.is_optimizer(obj) and not isinstance(obj, tracking.Group):
-                tracking.wait_for(obj, name, lambda value, child_id=child_id: self.match(value, child_id))
+                owner = _owner_of(obj, name)
+                tracking.wait_for(owner, name, lambda value, child_id=child_id: self.match(value, child_id))
 
     def _assign(self, obj: Any, node: dict) -> None:
         key = f"{node['path']}/.ATTRIBUTES/{node['attribute']}"
@@ -133,6 +137,14 @@ class _Restoration:
         node = self.nodes[child_id]
         value = np.asarray(self.reader.get_tensor(f"{node['path']}/.ATTRIBUTES/{node['attribute']}"))
         optimizer._restored_slots[position] = (value, lambda: self.restored.add(child_id))
+
+
+def _owner_of(obj: Any, name: str) -> Any:
+    """Where an attribute that is not there yet will be set: a `Checkpoint(root=model)` waits on the model for
+    the names that are not its own objects."""
+    if tracking.is_checkpoint(obj) and obj._root is not None and name not in obj._checkpoint_dependencies:
+        return obj._root if name != "save_counter" else obj
+    return obj
 
 
 def _check_fits(variable: Variable, value: np.ndarray, key: str) -> None:
@@ -310,7 +322,7 @@ class Checkpoint:
         nodes, values = collect(self)
         storage.write(prefix, nodes, values)
         for callback in (options or CheckpointOptions()).experimental_write_callbacks:
-            callback(prefix) if callback.__code__.co_argcount else callback()
+            callback(prefix) if inspect.signature(callback).parameters else callback()
         return prefix
 
     def save(self, file_prefix: Any, options: CheckpointOptions | None = None) -> str:
