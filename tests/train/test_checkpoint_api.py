@@ -325,3 +325,11 @@ def test_root_checkpoint_restores_variables_made_later_into_the_root():
     status = mt.train.Checkpoint(root=fresh).restore(path)
     assert fresh(mt.ones([3])).numpy().tolist() == [1.0, 2.0, 3.0]
     status.assert_consumed()
+
+
+def test_an_object_of_another_kind_at_a_saved_path_is_a_clear_error():
+    path = mt.train.Checkpoint(net=mt.Variable(1.0)).save("./k")
+    with pytest.raises(
+        ValueError, match=r"Cannot restore \(root\)\.net: the checkpoint holds a VARIABLE_VALUE .* is M\."
+    ):
+        mt.train.Checkpoint(net=M()).restore(path)

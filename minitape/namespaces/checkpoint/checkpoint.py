@@ -120,6 +120,12 @@ class _Restoration:
 
     def _assign(self, obj: Any, node: dict) -> None:
         key = f"{node['path']}/.ATTRIBUTES/{node['attribute']}"
+        if tracking.leaf_attribute(obj) != node["attribute"]:
+            raise ValueError(
+                f"Cannot restore {_dotted(node['path'])}: the checkpoint holds a {node['attribute']} there (key "
+                f"{key!r}), but the object at that path now is {type(obj).__name__}. The program's objects must "
+                "have the structure they had when saved (the same attribute names holding the same kinds of objects)"
+            )
         value = np.asarray(self.reader.get_tensor(key))
         if isinstance(obj, tracking.Slot):  # kept by the optimizer until it makes the slot, if it has not yet
             obj.optimizer._restored_slots[obj.position] = (value, lambda: None)
