@@ -17,6 +17,7 @@ import numpy as np
 
 from minitape.engine.context import state
 from minitape.engine.variables import Variable
+from minitape.function.scopes import init_scope
 from minitape.namespaces.checkpoint import storage, tracking
 from minitape.values import errors
 
@@ -134,7 +135,8 @@ class _Restoration:
                 obj.optimizer._fill_restored_slots(obj.variable, slots)
         elif isinstance(obj, Variable):
             _check_fits(obj, value, key)
-            obj.assign(value)
+            with init_scope():  # a deferred restore may come while a layer is built in a trace: once, not replayed
+                obj.assign(value)
         else:
             obj._restore_position(int(value))
 
