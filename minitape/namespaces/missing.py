@@ -11,7 +11,8 @@ from typing import NoReturn
 TOP_LEVEL = {
     "saved_model": (
         "models cannot be saved whole; a keras model saves its weights with model.save_weights('m.weights.h5'), "
-        "other modules keep theirs with [v.numpy() for v in module.variables] and np.save"
+        "and any module its variables with mt.train.Checkpoint(model=module).write(path), restored with "
+        "mt.train.Checkpoint(model=new_module).restore(path) into a module the same code built"
     ),
     "summary": "there is no TensorBoard; print the values or plot them with matplotlib",
     "io": "read files with numpy or Python and convert with mt.constant",
