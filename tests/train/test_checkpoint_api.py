@@ -115,6 +115,11 @@ def test_assertions_name_what_did_not_match():
         "program. Showing 1 of 1 unmatched objects: [<mt.Variable 'extra:0'"
     )
 
+    written = mt.train.Checkpoint(v=mt.Variable(1.0)).write("./b/written")  # no save_counter in it
+    status = mt.train.Checkpoint(other=mt.Variable(0.0)).restore(written)
+    with pytest.raises(AssertionError, match="^Nothing except the root object matched a checkpointed value"):
+        status.assert_nontrivial_match()
+
     nothing = mt.train.Checkpoint(v=mt.Variable(0.0)).restore(None)
     assert type(nothing).__name__ == "InitializationOnlyStatus"
     for check in (nothing.assert_consumed, nothing.assert_existing_objects_matched, nothing.assert_nontrivial_match):
@@ -333,3 +338,48 @@ def test_an_object_of_another_kind_at_a_saved_path_is_a_clear_error():
         ValueError, match=r"Cannot restore \(root\)\.net: the checkpoint holds a VARIABLE_VALUE .* is M\."
     ):
         mt.train.Checkpoint(net=M()).restore(path)
+
+
+def test_objects_waiting_for_a_restore_can_still_be_collected():
+    import gc
+    import weakref
+
+    from minitape.namespaces import module
+
+    class Lazy(mt.Module):
+        pass
+
+    source = Lazy()
+    source.w = mt.Variable(1.0)
+    path = mt.train.Checkpoint(m=source).save("./wait")
+    waiting = Lazy()
+    status = mt.train.Checkpoint(m=waiting).restore(path)
+    assert id(waiting) in module.AWAITING  # its `w` is not there yet
+    ref = weakref.ref(waiting)
+    del waiting, status
+    gc.collect()
+    assert ref() is None and all(entry.ref() is not None for entry in module.AWAITING.values())
+
+
+def test_a_layer_weight_held_by_no_attribute_is_saved_under_own_weights():
+    class Odd(mt.keras.layers.Layer):
+        def build(self, input_shape):
+            self.w = self.add_weight(name="w", shape=(2,), initializer="ones")
+            self.add_weight(name="hidden", shape=(2,), initializer="random_normal")  # kept by no attribute
+
+        def call(self, x):
+            return x * self.w + self.weights[1]
+
+    layer = Odd()
+    layer(mt.ones([1, 2]))
+    path = mt.train.Checkpoint(layer=layer).save("./odd")
+    assert [k for k, _ in mt.train.list_variables(path)] == [
+        "_CHECKPOINTABLE_OBJECT_GRAPH",
+        "layer/_own_weights/1/.ATTRIBUTES/VARIABLE_VALUE",
+        "layer/w/.ATTRIBUTES/VARIABLE_VALUE",
+        "save_counter/.ATTRIBUTES/VARIABLE_VALUE",
+    ]
+    fresh = Odd()
+    fresh(mt.ones([1, 2]))
+    mt.train.Checkpoint(layer=fresh).restore(path).assert_consumed()
+    np.testing.assert_array_equal(fresh.weights[1].numpy(), layer.weights[1].numpy())

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import inspect
 import os
+import weakref
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -90,17 +92,20 @@ def collect(root: Any) -> tuple[list[dict], dict[str, np.ndarray]]:
 class _Restoration:
     """One restore: which saved nodes found their objects (now or later), and which objects found a node."""
 
-    def __init__(self, reader: storage.CheckpointReader, root: Any) -> None:
+    def __init__(self, reader: storage.CheckpointReader) -> None:
         self.reader, self.nodes = reader, reader.nodes()
-        self.bound: dict[Any, tuple[Any, int]] = {}  # identity -> (object, node id)
+        # identity -> a weak reference to the object bound to a node. Waits for objects not made yet keep this
+        # restoration alive (module.AWAITING): it holds no object strongly, so that they can still be collected.
+        self.bound: dict[Any, Callable[[], Any]] = {}
         self.restored: set[int] = {0}
-        self.root = root
 
     def match(self, obj: Any, node_id: int) -> None:
         key = tracking.identity(obj)
-        if key in self.bound:
+        known = self.bound.get(key)
+        if known is not None and known() is obj:
             return
-        self.bound[key] = (obj, node_id)
+        if type(obj) not in (list, tuple, dict):  # a plain container is walked again if reached twice
+            self.bound[key] = weakref.ref(obj)
         self.restored.add(node_id)
         node = self.nodes[node_id]
         if node["attribute"] is not None:
@@ -115,7 +120,7 @@ class _Restoration:
                     self._await_slot(obj, int(position), slot_id)
             elif isinstance(obj, tracking.Group) and obj.name == "_variables":
                 self._await_slot(obj.owner, int(name), child_id)
-            elif not tracking.is_optimizer(obj) and not isinstance(obj, tracking.Group):
+            elif tracking.can_wait(obj):
                 owner = _owner_of(obj, name)
                 tracking.wait_for(owner, name, lambda value, child_id=child_id: self.match(value, child_id))
 
@@ -171,13 +176,13 @@ def _check_fits(variable: Variable, value: np.ndarray, key: str) -> None:
 class CheckpointLoadStatus:
     """What `restore` returns: assertions about how the checkpoint and the objects matched."""
 
-    def __init__(self, restoration: _Restoration) -> None:
-        self._restoration = restoration
+    def __init__(self, restoration: _Restoration, root: Any) -> None:
+        self._restoration, self._root = restoration, root
 
     def _unmatched_objects(self) -> list[Any]:
         bound = self._restoration.bound
         seen, unmatched = set(bound), []
-        queue = deque([self._restoration.root])
+        queue = deque([self._root])
         while queue:
             obj = queue.popleft()
             for _, child in tracking.children(obj):
@@ -357,9 +362,9 @@ class Checkpoint:
         reader = storage.CheckpointReader(_as_path(save_path, "read"))
         if "save_counter" in reader.nodes()[0]["children"]:
             self.save_counter  # noqa: B018 - made now, so that the saved count is restored into it
-        restoration = _Restoration(reader, self)
+        restoration = _Restoration(reader)
         restoration.match(self, 0)
-        return CheckpointLoadStatus(restoration)
+        return CheckpointLoadStatus(restoration, self)
 
     def restore(self, save_path: Any, options: CheckpointOptions | None = None) -> Any:
         """Restore the values saved at `save_path` into these objects (None: nothing, an InitializationOnlyStatus).

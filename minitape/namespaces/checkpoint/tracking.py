@@ -26,7 +26,9 @@ from minitape.namespaces.data_elements import DatasetIterator
 VARIABLE_VALUE = "VARIABLE_VALUE"
 ITERATOR_STATE = "ITERATOR_STATE"
 
-# A Keras layer's attributes that repeat what its named attributes hold, or hold no state of their own
+# A Keras layer's attributes that repeat what its named attributes hold, or hold no state of their own. Its list of
+# the weights add_weight made, `_own_weights`, comes last: a weight held by an attribute too is saved under the
+# attribute's name (the shorter path), one held nowhere else under `_own_weights/N`.
 _LAYER_BOOKKEEPING = frozenset({"_own_weights", "_regularized", "_call_losses", "_inbound_node", "_graph", "_states"})
 
 
@@ -126,8 +128,15 @@ def children(obj: Any) -> list[tuple[str, Any]]:
         return optimizer_children(obj)
     if is_checkpoint(obj):
         return list(obj._tracked.items())
-    skip = _LAYER_BOOKKEEPING if _is_layer(obj) else ()
-    return [(escape(k), v) for k, v in vars(obj).items() if k not in skip and _holds_state(v)]
+    if not _is_layer(obj):
+        return [(escape(k), v) for k, v in vars(obj).items() if _holds_state(v)]
+    found = [(escape(k), v) for k, v in vars(obj).items() if k not in _LAYER_BOOKKEEPING and _holds_state(v)]
+    return found + [("_own_weights", obj._own_weights)] if obj._own_weights else found
+
+
+def can_wait(obj: Any) -> bool:
+    """Whether `obj` says when a child is added to it (a Module's or Checkpoint's attribute, a wrapper's item)."""
+    return isinstance(obj, (module_lib.Module, ListWrapper, DictWrapper)) or is_checkpoint(obj)
 
 
 def escape(name: str) -> str:
@@ -199,15 +208,8 @@ class Awaiting:
     there. A later restore replaces an earlier one's wait for the same name (the newest checkpoint wins)."""
 
     def __init__(self, obj: Any) -> None:
-        self.ref = _ref(obj)
+        self.ref = weakref.ref(obj)  # modules, checkpoints and the wrappers all take weak references
         self.waits: dict[str, Callable[[Any], None]] = {}
-
-
-def _ref(obj: Any) -> Callable[[], Any]:
-    try:
-        return weakref.ref(obj)
-    except TypeError:  # a plain tuple cannot be referred to weakly: keep it (it cannot gain items anyway)
-        return lambda: obj
 
 
 def wait_for(obj: Any, name: str, restore: Callable[[Any], None]) -> None:
@@ -221,11 +223,7 @@ def wait_for(obj: Any, name: str, restore: Callable[[Any], None]) -> None:
 
 
 def _forget_when_collected(obj: Any) -> None:
-    key = id(obj)
-    try:
-        weakref.finalize(obj, module_lib.AWAITING.pop, key, None)
-    except TypeError:
-        pass
+    weakref.finalize(obj, module_lib.AWAITING.pop, id(obj), None)
 
 
 def arrived(obj: Any, name: str, value: Any) -> None:
