@@ -274,8 +274,17 @@ def test_checkpoint_inside_mt_function_is_refused_and_a_traced_read_sees_restore
     def save_inside():
         return ckpt.save("./g")
 
-    with pytest.raises(RuntimeError, match="inside an mt.function"):
+    with pytest.raises(RuntimeError, match="^Checkpoint.save was called inside an mt.function"):
         save_inside()
+    manager = mt.train.CheckpointManager(ckpt, "./fm", max_to_keep=1)
+
+    @mt.function
+    def manager_save_inside():
+        return manager.save()
+
+    with pytest.raises(RuntimeError, match="^CheckpointManager.save was called inside an mt.function"):
+        manager_save_inside()
+    assert int(ckpt.save_counter) == 1  # nothing counted
 
     @mt.function
     def double():

@@ -47,10 +47,10 @@ class CheckpointOptions:
         self.experimental_sharding_callback = experimental_sharding_callback
 
 
-def _refuse_in_trace(method: str) -> None:
+def refuse_in_trace(method: str, owner: str = "Checkpoint") -> None:
     if state.tracers:
         raise RuntimeError(
-            f"Checkpoint.{method} was called inside an mt.function: a traced graph would replay the values it saw "
+            f"{owner}.{method} was called inside an mt.function: a traced graph would replay the values it saw "
             f"when traced. Call {method} outside the function (e.g. after each training step), as eager code does"
         )
 
@@ -330,7 +330,7 @@ class Checkpoint:
     # ---- writing ----------------------------------------------------------------------------------------------
     def write(self, file_prefix: Any, options: CheckpointOptions | None = None) -> str:
         """Write the checkpoint at `file_prefix` exactly (no number, no `checkpoint` file); return the prefix."""
-        _refuse_in_trace("write")
+        refuse_in_trace("write")
         prefix = _as_path(file_prefix, "write")
         nodes, values = collect(self)
         storage.write(prefix, nodes, values)
@@ -340,7 +340,7 @@ class Checkpoint:
 
     def save(self, file_prefix: Any, options: CheckpointOptions | None = None) -> str:
         """Add 1 to `save_counter`, write at 'file_prefix-N' and record it in the directory's `checkpoint` file."""
-        _refuse_in_trace("save")
+        refuse_in_trace("save")
         prefix = _as_path(file_prefix, "save")
         counter = self.save_counter
         counter.assign_add(1)
@@ -358,7 +358,7 @@ class Checkpoint:
     # ---- reading ----------------------------------------------------------------------------------------------
     def read(self, save_path: Any, options: CheckpointOptions | None = None) -> CheckpointLoadStatus:
         """Restore from a checkpoint written by `write` (or `save`): as `restore`, for a path that is given."""
-        _refuse_in_trace("read")
+        refuse_in_trace("read")
         reader = storage.CheckpointReader(_as_path(save_path, "read"))
         if "save_counter" in reader.nodes()[0]["children"]:
             self.save_counter  # noqa: B018 - made now, so that the saved count is restored into it

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from minitape.namespaces.checkpoint import storage
+from minitape.namespaces.checkpoint.checkpoint import refuse_in_trace
 
 
 class CheckpointManager:
@@ -75,6 +76,7 @@ class CheckpointManager:
         """Save a checkpoint numbered `checkpoint_number` (else by `save_counter`, which is counted up either
         way), delete the oldest beyond `max_to_keep`, and return its prefix; None when `checkpoint_interval`
         steps have not passed since the last save."""
+        refuse_in_trace("save", "CheckpointManager")
         if self._checkpoint_interval is not None:
             step = int(self._step_counter)
             if self._last_checkpoint_step is not None:
