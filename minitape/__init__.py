@@ -170,6 +170,7 @@ dtypes.__getattr__ = functools.partial(missing.raise_missing, "tf.dtypes", table
 _KERAS_ALIASES = ("initializers", "optimizers", "losses", "metrics")  # TensorFlow 2's short names for them
 _NOT_IMPLEMENTED = missing.TOP_LEVEL  # what TensorFlow has and minitape leaves out, with what to use instead
 
+from minitape.namespaces import train  # noqa: E402 - tf.train's checkpoints track Modules
 from minitape.namespaces.init_ops import (  # noqa: E402 - TensorFlow's top-level initializers
     constant_initializer,
     ones_initializer,

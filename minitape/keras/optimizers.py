@@ -139,6 +139,9 @@ class Optimizer:
         self._numbers: tuple = ()  # (dtype, step, lr, the numbers of `_step_numbers` as scalars of dtype)
         self._built_for: dict | None = None  # the variables of the first update, by id (Keras 3's build)
         self._variable_facts: dict = {}  # variable id -> (shape, numpy dtype): see `_shape_and_dtype`
+        # a checkpoint's slots restored before this optimizer made them: position in Keras 3's `_variables` ->
+        # (array, callback that marks it restored); see `_fill_restored_slots`
+        self._restored_slots: dict = {}
 
     @property
     def learning_rate(self) -> Any:
@@ -310,6 +313,8 @@ class Optimizer:
         slots = self._slots.get(variable.id)
         if slots is None:
             slots = self._slots[variable.id] = self._new_slots(value)
+            if self._restored_slots:
+                self._fill_restored_slots(variable, slots)
         combine, delta = self._update(grad, slots, self._numbers_for(value.dtype, step, lr))
         self._finish(combine, delta, lr, value, out)
 
@@ -341,7 +346,31 @@ class Optimizer:
         group = self._groups[key] = _Group(variables, grads, [self._new_slots(g) for g in grads])
         for k, slots in zip(key, group.views):
             self._slots[k] = slots
+        if self._restored_slots:
+            for variable, slots in zip(variables, group.views):
+                self._fill_restored_slots(variable, slots)
         return group
+
+    def slot_position(self, variable: Variable, slot_index: int) -> int:
+        """Where a slot sits in Keras 3's list of an optimizer's variables (its checkpoint key `_variables/N`):
+        after `iterations` and the learning rate, each variable's slots, in the order the optimizer was built."""
+        first = 1 + isinstance(self._learning_rate, Variable)
+        return first + list(self._built_for).index(variable.id) * len(self._slot_names) + slot_index
+
+    def _fill_restored_slots(self, variable: Variable, slots: dict) -> None:
+        """Copy into slots just made the values a checkpoint restored for them before they existed."""
+        for j, name in enumerate(self._slot_names):
+            entry = self._restored_slots.pop(self.slot_position(variable, j), None)
+            if entry is None:
+                continue
+            value, mark_restored = entry
+            if value.shape != slots[name].shape:
+                raise ValueError(
+                    f"Received incompatible tensor with shape {value.shape} when attempting to restore the "
+                    f"{name!r} slot of variable {variable.name} with shape {slots[name].shape}."
+                )
+            slots[name][...] = value
+            mark_restored()
 
     def _group_step(self, group: _Group, variables: list, grads: list, step: int, lr: float) -> None:
         grad = np.concatenate([g.ravel() for g in grads], out=group.grad)

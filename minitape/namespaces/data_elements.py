@@ -198,15 +198,18 @@ class DatasetIterator:
     def __init__(self, dataset: Any) -> None:
         self._dataset = dataset
         self._made_in_trace = dataset_loop = bool(state.tracers)
-        current = [None if dataset_loop else dataset._make_iterator()]  # a graph's MakeIterator starts a pass
+        # a graph's MakeIterator starts a pass; [1] counts the elements given, a checkpoint's ITERATOR_STATE
+        current = [None if dataset_loop else dataset._make_iterator(), 0]
 
         # the steps a graph calls again, named as TensorFlow's ops (a graph's steps show the names)
         def MakeIterator() -> None:
-            current[0] = dataset._make_iterator()
+            current[0], current[1] = dataset._make_iterator(), 0
 
         def IteratorGetNext() -> Any:
             try:
-                return next(current[0])
+                element = next(current[0])
+                current[1] += 1
+                return element
             except StopIteration:  # in a replayed graph: TensorFlow's words, or why the unrolled loop cannot go on
                 raise OutOfRangeError(FEWER_THAN_TRACED if dataset_loop else "End of sequence") from None
 
@@ -225,7 +228,9 @@ class DatasetIterator:
 
     def __next__(self) -> Any:
         if not state.tracers:
-            return next(self._pass[0])
+            element = next(self._pass[0])
+            self._pass[1] += 1
+            return element
         try:
             return self._next_each_call()
         except OutOfRangeError:  # while tracing, a Python `for` over the iterator ends here
@@ -243,6 +248,25 @@ class DatasetIterator:
     @property
     def element_spec(self) -> Any:
         return self._dataset.element_spec
+
+    def _position(self) -> int:
+        """How many elements this pass gave: what a checkpoint saves of the iterator."""
+        return self._pass[1]
+
+    def _restore_position(self, position: int) -> None:
+        """Go to `position` as a checkpoint restores it: a new pass over the dataset, run forward that far.
+
+        The elements are those of the saved pass when the dataset gives the same elements at each pass (no
+        shuffle, or a shuffle with a seed and reshuffle_each_iteration=False, or a dataset made again the same
+        way with a seeded shuffle); an unseeded shuffle starts a new order."""
+        fresh = self._dataset._make_iterator()
+        for done in range(position):
+            if next(fresh, _END) is _END:
+                raise ValueError(
+                    f"Restoring a dataset iterator: the checkpoint saved it after {position} elements, but this "
+                    f"dataset has only {done}. Restore into an iterator of the dataset that was saved"
+                )
+        self._pass[0], self._pass[1] = fresh, position
 
 
 def holds(predicate: Callable, element: Any, method: str) -> bool:

@@ -11,11 +11,8 @@ from typing import NoReturn
 TOP_LEVEL = {
     "saved_model": (
         "models cannot be saved whole; a keras model saves its weights with model.save_weights('m.weights.h5'), "
-        "other modules keep theirs with [v.numpy() for v in module.variables] and np.save"
-    ),
-    "train": (
-        "there are no checkpoints; a keras model saves its weights with model.save_weights('m.weights.h5') (or "
-        "keras.callbacks.ModelCheckpoint during fit), other modules with np.save([v.numpy() for v in m.variables])"
+        "and any module its variables with mt.train.Checkpoint(model=module).write(path), restored with "
+        "mt.train.Checkpoint(model=new_module).restore(path) into a module the same code built"
     ),
     "summary": "there is no TensorBoard; print the values or plot them with matplotlib",
     "io": "read files with numpy or Python and convert with mt.constant",
@@ -202,6 +199,22 @@ IMAGE = {
     "rgb_to_grayscale": "take mt.tensordot(image, [0.2989, 0.587, 0.114], axes=1)[..., None]",
 }
 
+
+TRAIN = {
+    **dict.fromkeys(
+        ("Saver", "import_meta_graph", "MonitoredTrainingSession", "Server", "ClusterSpec", "Coordinator"),
+        "TensorFlow 1's graph-mode training utilities do not exist here; use mt.train.Checkpoint and "
+        "mt.train.CheckpointManager to save, and a Python loop to train",
+    ),
+    **dict.fromkeys(
+        ("Example", "Features", "Feature", "BytesList", "FloatList", "Int64List", "SequenceExample"),
+        "there are no tf.train.Example protos or TFRecord files; keep the data in numpy arrays (np.save / np.load)",
+    ),
+    "ExponentialMovingAverage": "keep the average in a Variable: avg.assign(decay * avg + (1 - decay) * value)",
+    "TrackableView": "mt.train.list_variables(path) lists a checkpoint's keys, which are the paths to the values",
+    "checkpoints_iterator": "loop over mt.train.CheckpointManager(...).checkpoints, or poll "
+    "mt.train.latest_checkpoint(directory)",
+}
 
 FUNCTION = dict.fromkeys(
     ("experimental_get_compiler_ir",),

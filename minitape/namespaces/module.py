@@ -43,8 +43,19 @@ class ModuleNameScope:
         return f"<name_scope {self.name!r}>"
 
 
+# Checkpoint restorations waiting for an attribute to be set (namespaces/checkpoint/tracking.py): id -> waits.
+# Empty unless a restore found no object at some path; then `ATTRIBUTE_SET` restores into the new attribute.
+AWAITING: dict[int, Any] = {}
+ATTRIBUTE_SET: Callable[[Any, str, Any], None] | None = None
+
+
 class Module:
     """Base class for objects that own variables: subclass it, assign variables and submodules as attributes."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        if AWAITING and id(self) in AWAITING:  # a restored value waits for this attribute (a layer's new kernel)
+            ATTRIBUTE_SET(self, name, value)
 
     def __init__(self, name: str | None = None) -> None:
         if name is None:

@@ -17,6 +17,14 @@ class NotFoundError(Exception):
     """An op has no kernel for its inputs' dtype (TensorFlow: "Could not find device for node")."""
 
 
+class NotFoundError(Exception):
+    """A file asked for is not there: a checkpoint restored from a path where none was saved."""
+
+
+class DataLossError(Exception):
+    """A file is not what was expected: a checkpoint file minitape did not write, or a directory."""
+
+
 def op_error(op: Any, inputs: Any, attrs: dict, err: Exception) -> InvalidArgumentError:
     """Name the op, its inputs' dtypes and shapes, and its attributes in front of what went wrong."""
     parts = [f"{t.dtype.name}{list(t.shape)}" for t in inputs] + [f"{k}={v!r}" for k, v in attrs.items()]

@@ -61,7 +61,7 @@ def test_map_fn_and_vectorized_map_stack_per_row_results_and_differentiate():
     "lookup, hint",
     [
         (lambda: mt.summary, "TensorBoard"),
-        (lambda: mt.saved_model, "np.save"),
+        (lambda: mt.saved_model, "mt.train.Checkpoint"),
         (lambda: mt.distribute, "one process"),
         (lambda: mt.io, "numpy"),
         (lambda: mt.lite, "deployment"),
