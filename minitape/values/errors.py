@@ -14,11 +14,8 @@ class OutOfRangeError(Exception):
 
 
 class NotFoundError(Exception):
-    """An op has no kernel for its inputs' dtype (TensorFlow: "Could not find device for node")."""
-
-
-class NotFoundError(Exception):
-    """A file asked for is not there: a checkpoint restored from a path where none was saved."""
+    """Something asked for is not there: a kernel for an op's inputs' dtype (TensorFlow: "Could not find device
+    for node"), or a checkpoint at the path a restore was given."""
 
 
 class DataLossError(Exception):
