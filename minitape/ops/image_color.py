@@ -52,29 +52,29 @@ def _adjust_saturation(images: np.ndarray, scale: np.ndarray) -> np.ndarray:
     return _rgb_of_pixels(h, s, v).astype(images.dtype, copy=False)
 
 
-# The channel that is largest, middle and smallest on each of the hexagon's six edges, in TensorFlow's order of
-# tests (a tie goes to the first edge that holds).
-_EDGES = ((0, 1, 2), (1, 0, 2), (1, 2, 0), (2, 1, 0), (2, 0, 1), (0, 2, 1))
+# The channels that are largest, middle and smallest on each of the hexagon's six edges
+_EDGES = np.array([(0, 1, 2), (1, 0, 2), (1, 2, 0), (2, 1, 0), (2, 0, 1), (0, 2, 1)])
 
 
 def _adjust_hue(images: np.ndarray, delta: np.ndarray) -> np.ndarray:
     rgb = images.astype(np.float32, copy=False)
-    channels = [rgb[..., i] for i in range(3)]
-    holds = [(channels[hi] >= channels[mid]) & (channels[mid] >= channels[lo]) for hi, mid, lo in _EDGES[:5]]
-    edge = np.select(holds, range(5), 5)
-    order = np.asarray(_EDGES)[edge]  # (..., 3): which channel is largest, middle, smallest
-    high, mid, low = (np.take_along_axis(rgb, order[..., i : i + 1], -1)[..., 0] for i in range(3))
+    r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
+    # the edge, with TensorFlow's tests in its order (they decide where two channels are equal)
+    edge = np.where(r < g, np.where(b < r, 1, np.where(b > g, 3, 2)), np.where(b < g, 0, np.where(b > r, 4, 5)))
+    high, mid, low = (np.take_along_axis(rgb, _EDGES[edge][..., i : i + 1], -1)[..., 0] for i in range(3))
     span = high - low
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = (mid - low) / span
-    hue = np.where(span == 0, 0, edge + np.where(edge % 2 == 0, ratio, 1 - ratio)).astype(np.float32)
-    hue = np.fmod(hue + np.float32(delta) * np.float32(6), np.float32(6))
+    one = np.float32(1)
+    hue = np.where(span == 0, np.float32(0), edge.astype(np.float32) + np.where(edge % 2 == 0, ratio, one - ratio))
+    hue = np.fmod(hue + np.float32(delta) * np.float32(6), np.float32(6))  # exact, as the kernel's subtractions
     hue = np.where(hue < 0, hue + np.float32(6), hue)
-    edge = hue.astype(np.int64)  # [0, 6): the edge the moved hue lies on
-    ratio = hue - edge
-    ratio = np.where(edge % 2 == 0, ratio, 1 - ratio)
+    hue = np.where(hue >= 6, hue - np.float32(6), hue)  # -1e-9 + 6 rounds to 6: the kernel's loop takes it to 0
+    edge = hue.astype(np.int64)  # the edge the moved hue lies on
+    ratio = hue - edge.astype(np.float32)
+    ratio = np.where(edge % 2 == 0, ratio, one - ratio)
     values = np.stack([high, low + ratio * span, low], axis=-1)  # largest, middle, smallest again
-    inverse = np.argsort(np.asarray(_EDGES), axis=-1)[np.minimum(edge, 5)]
+    inverse = np.argsort(_EDGES, axis=-1)[edge]
     return np.take_along_axis(values, inverse, -1).astype(images.dtype, copy=False)
 
 
