@@ -13,7 +13,7 @@ from typing import Any
 import minitape as mt
 from minitape.namespaces.image import _image, as_float, convert_image_dtype
 from minitape.values.convert import convert_to_tensor
-from minitape.values.errors import InvalidArgumentError
+from minitape.values.errors import FailedPreconditionError, InvalidArgumentError
 
 
 def _three_channels(images: Any, op: str, error: type = InvalidArgumentError) -> Any:
@@ -47,7 +47,7 @@ def grayscale_to_rgb(images: Any, name: str | None = None) -> Any:
 
 
 def _float_image(images: Any, op: str) -> Any:
-    images = _three_channels(images, op, InvalidArgumentError)
+    images = _three_channels(images, op, FailedPreconditionError)  # TensorFlow's type for these two ops
     if not images.dtype.is_floating:
         raise InvalidArgumentError(
             f"{op}: Value for attr 'T' of {images.dtype.name} is not in the list of allowed values: half, "

@@ -53,8 +53,11 @@ def test_hsv_gives_tensorflows_values_both_ways():
     assert mt.image.rgb_to_hsv(X.astype(np.float64)).dtype == mt.float64
     with pytest.raises(mt.errors.InvalidArgumentError, match="'T' of uint8 is not in the list of allowed values"):
         mt.image.rgb_to_hsv(U)
-    with pytest.raises(mt.errors.InvalidArgumentError, match="must have 3 channels .* but has 2"):
+    # TensorFlow 2.21: FailedPreconditionError "input must have 3 channels but input only has 2 channels."
+    with pytest.raises(mt.errors.FailedPreconditionError, match="must have 3 channels .* but has 2"):
         mt.image.hsv_to_rgb(np.zeros((2, 2, 2), np.float32))
+    with pytest.raises(mt.errors.FailedPreconditionError, match="must have 3 channels .* but has 4"):
+        mt.image.rgb_to_hsv(np.zeros((2, 2, 4), np.float32))
 
 
 def test_hsv_gradients_are_tensorflows_and_agree_with_finite_differences():
@@ -261,5 +264,14 @@ def test_traced_functions_give_the_eager_values_and_draw_anew():
     for seed in ([0, 1], [5, 1], [0, 1]):  # the seed a tensor: each call's own seed, as eagerly
         s = mt.constant(seed)
         np.testing.assert_array_equal(crop(image, s), mt.image.stateless_random_crop(image, [2, 2, 1], seed=s))
+    gamma = mt.function(lambda x, g: mt.image.adjust_gamma(x, g))  # gamma a tensor: checked at each call
+    hue = mt.function(lambda x, d: mt.image.adjust_hue(x, d))
+    brightness = mt.function(lambda x, s: mt.image.stateless_random_brightness(x, 0.5, s))
+    for g, d, s in ((2.0, 0.2, [1, 2]), (0.5, -0.3, [3, 2])):
+        np.testing.assert_allclose(gamma(X, mt.constant(g)), X**g, rtol=1e-6)
+        np.testing.assert_array_equal(hue(X, mt.constant(d)), mt.image.adjust_hue(X, d))
+        np.testing.assert_array_equal(brightness(X, mt.constant(s)), mt.image.stateless_random_brightness(X, 0.5, s))
+    with pytest.raises(ValueError, match="Gamma should be a non-negative real number."):
+        gamma(X, mt.constant(-1.0))
     bright = mt.function(lambda x: mt.image.random_brightness(x, 0.5))
     assert not np.array_equal(bright(X), bright(X))  # a traced random op draws anew at every call
