@@ -1,9 +1,10 @@
 """`mt.image`: resizing, flips, rotations by quarter turns, crops and pads, brightness and contrast, and
-`convert_image_dtype`, on channels-last images (height, width, channels) or batches of them.
+`convert_image_dtype`, on channels-last images (height, width, channels) or batches of them; the colour functions
+(image_color.py) and the random augmentations (image_random.py) are imported at the end.
 
 `adjust_contrast` is registered with no gradient rule at all, exactly as in TensorFlow,
 so differentiating through it raises LookupError: the guide's (and a lesson's) example
-of an op the registry does not cover. The rest are differentiable: `resize` reads the image at fixed points
+of an op the registry does not cover. The rest here are differentiable: `resize` reads the image at fixed points
 (minitape/ops/image_ops.py), the others are slices, reversals, transposes, pads and additions.
 """
 
