@@ -10,6 +10,7 @@ dataset and runs lazily, so `repeat()` may be infinite. There is no graph, no pa
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -112,12 +113,7 @@ class Dataset:
     def range(*args: int, output_type: Any = int64, name: str | None = None) -> Dataset:
         """range(stop), range(start, stop) or range(start, stop, step), as int64 scalars by default."""
         values = range(*(int(a) for a in args))
-        dtype = as_dtype(output_type)
-        return Dataset(
-            lambda: (Tensor(np.array(v, dtype.as_numpy_dtype)) for v in values),
-            len(values),
-            lambda: TensorSpec([], dtype),
-        )
+        return _counting(lambda: values, len(values), output_type)
 
     @staticmethod
     def from_generator(
@@ -585,12 +581,25 @@ class Dataset:
         return f"<mt.data.Dataset cardinality={self._cardinality}>"
 
 
+def _counting(values: Callable[[], Iterable[int]], cardinality: int, dtype: Any) -> Dataset:
+    """The integers `values()` gives, as scalar tensors of `dtype`."""
+    dtype = as_dtype(dtype)
+    numbers = dtype.as_numpy_dtype
+    return Dataset(lambda: (Tensor(np.array(v, numbers)) for v in values()), cardinality, lambda: TensorSpec([], dtype))
+
+
 class _Experimental:
-    """`mt.data.experimental`: the constants, cardinality, and errors for the file readers."""
+    """`mt.data.experimental`: the constants, cardinality, Counter, and errors for the file readers."""
 
     AUTOTUNE = AUTOTUNE
     INFINITE_CARDINALITY = INFINITE_CARDINALITY
     UNKNOWN_CARDINALITY = UNKNOWN_CARDINALITY
+
+    @staticmethod
+    def Counter(start: int = 0, step: int = 1, dtype: Any = int64, name: str | None = None) -> Dataset:  # noqa: N802
+        """start, start + step, start + 2 step, ... without end (int64 scalars by default): zipped with a finite
+        dataset, it numbers its elements (the data augmentation tutorial makes a stateless seed of each)."""
+        return _counting(lambda: itertools.count(int(start), int(step)), INFINITE_CARDINALITY, dtype)
 
     @staticmethod
     def cardinality(dataset: Dataset) -> Tensor:

@@ -1,9 +1,10 @@
 """`mt.image`: resizing, flips, rotations by quarter turns, crops and pads, brightness and contrast, and
-`convert_image_dtype`, on channels-last images (height, width, channels) or batches of them.
+`convert_image_dtype`, on channels-last images (height, width, channels) or batches of them; the colour functions
+(image_color.py) and the random augmentations (image_random.py) are imported at the end.
 
 `adjust_contrast` is registered with no gradient rule at all, exactly as in TensorFlow,
 so differentiating through it raises LookupError: the guide's (and a lesson's) example
-of an op the registry does not cover. The rest are differentiable: `resize` reads the image at fixed points
+of an op the registry does not cover. The rest here are differentiable: `resize` reads the image at fixed points
 (minitape/ops/image_ops.py), the others are slices, reversals, transposes, pads and additions.
 """
 
@@ -31,8 +32,18 @@ _adjust_contrast_op = defop("AdjustContrastv2", _adjust_contrast, same_dtype=(0,
 
 
 def adjust_contrast(images: Any, contrast_factor: Any) -> Any:
-    """Scale each channel's distance from its mean by `contrast_factor` (images: [..., height, width, channels])."""
-    return _adjust_contrast_op(images, contrast_factor)
+    """Scale each channel's distance from its mean by `contrast_factor` (images: [..., height, width, channels]);
+    computed in float32 as TensorFlow does, integer images on the [0, 1] scale and saturated back."""
+    images = convert_to_tensor(images)
+    adjusted = _adjust_contrast_op(as_float(images), cast(contrast_factor, "float32"))
+    return convert_image_dtype(adjusted, images.dtype, saturate=True)
+
+
+def as_float(image: Any, keep_half: bool = True) -> Any:
+    """The image as TensorFlow's colour ops take it: float32 (and float16 if `keep_half`) as they are, any other
+    dtype converted to float32 (integers on the [0, 1] scale)."""
+    keep = ("float16", "float32") if keep_half else ("float32",)
+    return image if image.dtype.name in keep else convert_image_dtype(image, "float32")
 
 
 def convert_image_dtype(image: Any, dtype: Any, saturate: bool = False, name: str | None = None) -> Any:
@@ -47,7 +58,7 @@ def convert_image_dtype(image: Any, dtype: Any, saturate: bool = False, name: st
         return image
     if target.is_floating:
         value = cast(image, target)
-        return value if source.is_floating else value / float(source.max)
+        return value if source.is_floating else value * (1.0 / source.max)  # TensorFlow's arithmetic
     if source.is_floating:
         scaled = image * (target.max + 0.5)
         return cast(clip_by_value(scaled, float(target.min), float(target.max)) if saturate else scaled, target)
@@ -132,20 +143,25 @@ def flip_up_down(image: Any) -> Any:
 
 def random_flip_left_right(image: Any, seed: int | None = None) -> Any:
     """Each image mirrored with probability 1/2, each image of a batch drawn on its own."""
-    return _random_flip(image, seed, -2)
+    return random_flip(image, lambda shape: _uniform(shape, seed=seed), -2)
 
 
 def random_flip_up_down(image: Any, seed: int | None = None) -> Any:
     """Each image turned upside down with probability 1/2, each image of a batch drawn on its own."""
-    return _random_flip(image, seed, -3)
+    return random_flip(image, lambda shape: _uniform(shape, seed=seed), -3)
 
 
-def _random_flip(image: Any, seed: int | None, axis: int) -> Any:
+def _uniform(shape: list, seed: Any) -> Any:
     from minitape.namespaces.random import uniform
 
+    return uniform(shape, seed=seed)
+
+
+def random_flip(image: Any, draw: Any, axis: int) -> Any:
+    """`image` reversed along `axis` where `draw(shape)` (uniform in [0, 1), one per image) is below 1/2."""
     image = _image(image, _AT_LEAST_3)
     draws = [image.shape[0], 1, 1, 1] if len(image.shape) == 4 else [1, 1, 1]
-    return where(uniform(draws, seed=seed) < 0.5, reverse(image, [axis]), image)
+    return where(draw(draws) < 0.5, reverse(image, [axis]), image)
 
 
 def rot90(image: Any, k: Any = 1, name: str | None = None) -> Any:
@@ -194,6 +210,34 @@ def resize_with_crop_or_pad(image: Any, target_height: int, target_width: int) -
     above, before = max((target_height - h) // 2, 0), max((target_width - w) // 2, 0)
     padding = [[above, target_height - above - image.shape[-3]], [before, target_width - before - image.shape[-2]]]
     return pad(image, [[0, 0]] * (len(image.shape) - 3) + padding + [[0, 0]])
+
+
+# the colour and random functions build on the ones above
+from minitape.namespaces.image_color import (  # noqa: E402, F401  (re-exported)
+    adjust_gamma,
+    adjust_hue,
+    adjust_saturation,
+    grayscale_to_rgb,
+    hsv_to_rgb,
+    per_image_standardization,
+    rgb_to_grayscale,
+    rgb_to_hsv,
+)
+from minitape.namespaces.image_random import (  # noqa: E402, F401  (re-exported)
+    random_brightness,
+    random_contrast,
+    random_crop,
+    random_hue,
+    random_saturation,
+    stateless_random_brightness,
+    stateless_random_contrast,
+    stateless_random_crop,
+    stateless_random_flip_left_right,
+    stateless_random_flip_up_down,
+    stateless_random_hue,
+    stateless_random_jpeg_quality,
+    stateless_random_saturation,
+)
 
 
 def __getattr__(name: str) -> Any:

@@ -196,7 +196,6 @@ CONFIG = {
 IMAGE = {
     "decode_png": "decode files with Pillow or matplotlib.image.imread, then mt.constant",
     "decode_jpeg": "decode files with Pillow or matplotlib.image.imread, then mt.constant",
-    "rgb_to_grayscale": "take mt.tensordot(image, [0.2989, 0.587, 0.114], axes=1)[..., None]",
 }
 
 

@@ -13,6 +13,11 @@ class OutOfRangeError(Exception):
     """Past the end: an iterator's `get_next()` after a dataset's last element, a TensorArray index beyond its size."""
 
 
+class FailedPreconditionError(Exception):
+    """The system is not in a state the op needs (TensorFlow's RGBToHSV and HSVToRGB raise it for an image whose
+    last axis is not 3)."""
+
+
 class NotFoundError(Exception):
     """Something asked for is not there: a kernel for an op's inputs' dtype (TensorFlow: "Could not find device
     for node"), or a checkpoint at the path a restore was given."""

@@ -88,6 +88,17 @@ def test_shuffle_is_deterministic_with_a_seed():
     assert small_buffer == list(range(20))  # a buffer of one cannot reorder anything
 
 
+def test_counter_counts_without_end_and_numbers_a_zipped_dataset():
+    # TensorFlow 2.21: tf.data.experimental.Counter, and zipped as the data augmentation tutorial does
+    counter = mt.data.experimental.Counter()
+    assert counter.element_spec == mt.TensorSpec([], mt.int64) and int(counter.cardinality()) == -1
+    assert values(counter.take(3)) == [0, 1, 2]
+    zipped = Dataset.zip((Dataset.range(10, 15), (counter, counter)))
+    assert int(zipped.cardinality()) == 5 and values(zipped.map(lambda x, seed: seed[0] + x))[:2] == [10, 12]
+    down = list(mt.data.experimental.Counter(3, -2, mt.int32).take(3))
+    assert [int(t) for t in down] == [3, 1, -1] and down[0].dtype == mt.int32
+
+
 def test_cardinality_and_len():
     assert int(Dataset.range(42).cardinality()) == 42
     assert int(Dataset.range(42).repeat().cardinality()) == mt.data.INFINITE_CARDINALITY == -1
