@@ -27,7 +27,7 @@ from minitape.engine.gradient_args import UnconnectedGradients
 from minitape.engine.opdef import RegisterGradient, defop, no_gradient
 from minitape.engine.tape import GradientTape
 from minitape.engine.variables import Variable
-from minitape.function import function, init_scope, py_function
+from minitape.function import executing_eagerly, function, init_scope, inside_function, py_function
 from minitape.namespaces import (
     autodiff,
     bitwise,
@@ -125,11 +125,6 @@ def get_current_name_scope() -> str:
 
 def is_tensor(x: Any) -> builtins_bool:
     return isinstance(x, (Tensor, Variable))
-
-
-def executing_eagerly() -> builtins_bool:
-    """Always True: minitape runs every op as it is called."""
-    return True
 
 
 _numpy_function = defop(

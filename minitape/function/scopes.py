@@ -1,4 +1,5 @@
-"""`mt.py_function` and `mt.init_scope`: TensorFlow's tools for leaving a graph, in minitape's terms.
+"""`mt.py_function` and `mt.init_scope`: TensorFlow's tools for leaving a graph, in minitape's terms; and
+`mt.executing_eagerly` / `mt.inside_function`, which tell code whether it runs inside one.
 
 `py_function`'s Python code runs eagerly; inside `mt.function` the graph calls it again at every call, as TensorFlow
 does (`runs_each_call`), so its prints print each time. `init_scope` pauses what records.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -60,8 +62,28 @@ def init_scope() -> Iterator[None]:
     """TensorFlow's scope for creating state: the tapes and accumulators pause, as TensorFlow's do, and inside a
     `mt.function` being traced the code runs outside the graph (once, at tracing), as TensorFlow lifts it out."""
     tracers, context.state.tracers = context.state.tracers, []
+    _lifted.depth += bool(tracers)
     try:
         with context.paused(keep_listeners=True):
             yield
     finally:
         context.state.tracers = tracers
+        _lifted.depth -= bool(tracers)
+
+
+class _Lifted(threading.local):
+    depth = 0  # init_scopes open inside a trace, in this thread (TensorFlow keeps its graph stack per thread)
+
+
+_lifted = _Lifted()
+
+
+def executing_eagerly() -> bool:
+    """False while `mt.function` traces a function (its Python runs to build the graph, as in TensorFlow), True
+    elsewhere: in plain code, in `init_scope`, and in a function run eagerly (`run_functions_eagerly`)."""
+    return not context.state.tracers
+
+
+def inside_function() -> bool:
+    """True while `mt.function` traces a function, `init_scope` within it included, as TensorFlow's."""
+    return bool(context.state.tracers) or _lifted.depth > 0

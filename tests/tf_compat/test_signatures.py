@@ -70,6 +70,7 @@ TF_2_21_PARAMETERS = {
     "ensure_shape": ("x", "shape", "name"),
     "equal": ("x", "y", "name"),
     "executing_eagerly": (),
+    "inside_function": (),
     "exp": ("x", "name"),
     "expand_dims": ("input", "axis", "name"),
     "eye": ("num_rows", "num_columns", "batch_shape", "dtype", "name"),
