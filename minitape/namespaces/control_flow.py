@@ -11,9 +11,12 @@ Where TensorFlow's eager and graph modes disagree, these keep the graph's rules,
 that a function gives the same answer or the same error traced or not: a predicate must be a bool (eager
 TensorFlow takes any truthy value), and a loop variable (a scan's or a fold's accumulator too) keeps its
 structure, dtype and shape across iterations unless `shape_invariants` loosens the shape (eager TensorFlow lets
-the shape change). Only the branch taken runs, so two branches that return different structures go unnoticed,
-as in eager TensorFlow (its graph builds both branches and compares them). `back_prop=False` changes nothing,
-as in TensorFlow 2.21's eager mode (its graph stops the gradients there): wrap the results in mt.stop_gradient.
+the shape change). The one place they follow each mode: while_loop's results come in the container its body last
+returned, as eager TensorFlow's, and in that of `loop_vars` while traced, as TensorFlow's graph gives them (a
+list or a tuple: the values are the same). Only the branch taken runs, so two branches that return different
+structures go unnoticed, as in eager TensorFlow (its graph builds both branches and compares them).
+`back_prop=False` changes nothing, as in TensorFlow 2.21's eager mode (its graph stops the gradients there): wrap
+the results in mt.stop_gradient.
 `parallel_iterations`, `swap_memory`, `infer_shape` and `name` are accepted and change nothing.
 """
 
@@ -24,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from minitape.function.scopes import executing_eagerly
 from minitape.namespaces.tensor_array import TensorArray
 from minitape.ops.api import stack, unstack
 from minitape.ops.creation import zeros
@@ -285,7 +289,8 @@ def while_loop(
     name: str | None = None,
 ) -> Any:
     """Repeat `loop_vars = body(*loop_vars)` while `cond(*loop_vars)` holds (at most `maximum_iterations` times),
-    and return the loop variables in the structure `loop_vars` has.
+    and return the loop variables: in the container the body last returned, as eager TensorFlow does (in that of
+    `loop_vars` while `mt.function` traces, as TensorFlow's graph does).
 
     `loop_vars` is a tuple or list (nested as you like, dicts too) of tensors, numbers and TensorArrays; the
     numbers become tensors. Each iteration must keep every variable's dtype and shape; `shape_invariants` (the
@@ -303,14 +308,17 @@ def while_loop(
     spread = isinstance(loop_vars, (list, tuple))  # cond and body take the variables as arguments
     values = nest.map_structure(_as_loop_value, loop_vars)
     checks = _LoopChecks(values, nest.flatten(values), "loop_vars", shape_invariants)
-    iteration = 0
+    iteration, returned = 0, values
     while iteration < limit and _truth(cond(*values) if spread else cond(values), "while_loop"):
         new = body(*values) if spread else body(values)
         if spread and not nest.is_nested(new):
             new = [new]  # one loop variable: the body may return it bare, as in TensorFlow
         iteration += 1
         values = nest.pack_sequence_as(values, checks.next_values(new, iteration))
-    return values
+        returned = new
+    # eager TensorFlow gives the values in the container the body last returned (a tuple for `(i + 1,)` from
+    # `[i]`), its graph in that of loop_vars: so does minitape, eagerly and while mt.function traces
+    return nest.pack_sequence_as(returned, nest.flatten(values)) if executing_eagerly() else values
 
 
 # ---- scan, foldl, foldr: a loop over the first axis of elems ---------------------------------------------------

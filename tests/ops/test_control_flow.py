@@ -192,8 +192,14 @@ def test_while_loop_returns_the_structure_of_loop_vars():
     assert isinstance(capped, list) and capped[0].numpy() == 3 and capped[0].dtype == tf.int32
     i, s = tf.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, s * 2), (0, 1.0))
     assert (i.numpy(), s.numpy(), s.dtype) == (3, 8.0, tf.float32)
-    # a list body for tuple loop_vars is fine (TF 2.21: (3, 1)), and dicts nest
-    assert isinstance(tf.while_loop(lambda i, j: i < 3, lambda i, j: [i + 1, j], (0, 1)), tuple)
+    # a list body for tuple loop_vars is fine, and dicts nest; the container is the body's eagerly, loop_vars' when
+    # traced (TF 2.21: a list eagerly, a tuple inside tf.function)
+    listed = lambda: tf.while_loop(lambda i, j: i < 3, lambda i, j: [i + 1, j], (0, 1))  # noqa: E731
+    assert isinstance(listed(), list) and isinstance(tf.function(listed)(), tuple)
+    assert [int(v) for v in listed()] == [3, 1]
+    # TF 2.21's docstring example prints (<tf.Tensor: shape=(), dtype=int32, numpy=10>,) eagerly
+    assert isinstance(tf.while_loop(lambda i: i < 10, lambda i: (i + 1,), [tf.constant(0)]), tuple)
+    assert isinstance(tf.while_loop(lambda i: i < 0, lambda i: (i + 1,), [tf.constant(0)]), list)  # no iteration
     out = tf.while_loop(lambda i, d: i < 3, lambda i, d: (i + 1, {"s": d["s"] * 2}), (0, {"s": tf.constant(1.0)}))
     assert out[1]["s"].numpy() == 8.0  # TF 2.21: 8.0
     assert tf.while_loop(lambda i: i < 10, lambda i: i + 1, [0], maximum_iterations=-1)[0].numpy() == 0
