@@ -411,3 +411,19 @@ def test_get_config_rebuilds_each_image_layer():
         assert again.get_config() == {**layer.get_config(), "name": again.name}
         out, out_again = layer(IMG, training=False), again(IMG, training=False)
         np.testing.assert_array_equal(out, out_again)
+
+
+def test_resizing_gives_integer_images_back_in_their_dtype_rounded_as_keras():
+    # Keras 3.15 (TF 2.21): Resizing(3, 3) of this uint8 image is uint8 [[14 37 60] [105 128 150] [196 218 241]], of
+    # its float32 copy [[14.17 36.83 59.5] ...]; nearest keeps uint8; int32 stays int32, float64 becomes float32
+    x = (np.arange(16) * 17 % 256).reshape(1, 4, 4, 1).astype("uint8")
+    resized = keras.layers.Resizing(3, 3)(x)
+    assert resized.dtype == mt.uint8
+    np.testing.assert_array_equal(resized.numpy()[0, :, :, 0], [[14, 37, 60], [105, 128, 150], [196, 218, 241]])
+    floats = keras.layers.Resizing(3, 3)(x.astype("float32")).numpy()[0, :, :, 0]
+    np.testing.assert_allclose(floats[0], [14.166669, 36.833336, 59.500008], rtol=1e-6)
+    nearest = keras.layers.Resizing(3, 3, interpolation="nearest")(x)
+    assert nearest.dtype == mt.uint8
+    np.testing.assert_array_equal(nearest.numpy()[0, :, :, 0], [[0, 34, 51], [136, 170, 187], [204, 238, 255]])
+    assert keras.layers.Resizing(3, 3)(x.astype("int32")).dtype == mt.int32
+    assert keras.layers.Resizing(3, 3)(x.astype("float64")).dtype == mt.float32

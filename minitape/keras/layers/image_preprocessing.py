@@ -25,8 +25,10 @@ from minitape.engine.tensor import Tensor
 from minitape.function.trace import runs_each_call
 from minitape.keras.layers.base import Layer, incompatible, is_positive_int
 from minitape.namespaces import random
+from minitape.ops import math_ops
 from minitape.ops.api import clip_by_value, reduce_mean, where
 from minitape.ops.array_ops import pad
+from minitape.ops.composite_ops import saturate_cast
 from minitape.ops.image_ops import (
     FILL_MODES,
     INTERPOLATIONS,
@@ -132,13 +134,17 @@ class Resizing(_ImageLayer):
         self.crop_to_aspect_ratio, self.pad_to_aspect_ratio = crop_to_aspect_ratio, pad_to_aspect_ratio
         self.fill_mode, self.fill_value, self.antialias = fill_mode, fill_value, antialias
 
+    autocast = False  # integer images come back in their dtype, rounded, as Keras 3's Resizing gives them
+
     def call(self, inputs: Any) -> Any:
-        size = (self.height, self.width)
+        size, integer = (self.height, self.width), inputs.dtype.is_integer
+        images = math_ops.cast(inputs, self.dtype)  # floats of any width come out in the layer's dtype (float32)
         if self.crop_to_aspect_ratio:
-            inputs = _cropped_to_aspect(inputs, size)
+            images = _cropped_to_aspect(images, size)
         elif self.pad_to_aspect_ratio:
-            inputs = self._padded_to_aspect(inputs)
-        return _resized(inputs, size, self.interpolation)
+            images = self._padded_to_aspect(images)
+        resized = _resized(images, size, self.interpolation)
+        return saturate_cast(math_ops.round(resized), inputs.dtype) if integer else resized
 
     def _padded_to_aspect(self, images: Any) -> Any:
         """`fill_value` rows (or columns) on both sides, as many on each, to reach the target's aspect ratio."""
