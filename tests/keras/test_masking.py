@@ -60,10 +60,25 @@ def test_embedding_with_mask_zero_and_masking_make_the_mask():
 
 def test_layers_that_keep_the_steps_pass_the_mask_on_and_the_others_drop_it_with_keras_warning():
     masked = layers.Masking()(padded_steps())
-    for layer in (layers.Dense(3), layers.Activation("relu"), layers.Dropout(0.5), layers.ReLU()):
+    keep_steps = (layers.Dense(3), layers.Activation("relu"), layers.Dropout(0.5), layers.ReLU(), layers.LeakyReLU(),
+                  layers.ELU(), layers.Identity(), layers.LayerNormalization(), layers.Rescaling(2.0),
+                  layers.TimeDistributed(layers.Dense(2)))  # fmt: skip
+    for layer in keep_steps:
         assert layer.supports_masking  # as Keras 3.15
         assert layer(masked)._keras_mask is masked._keras_mask
     assert not layers.Flatten().supports_masking and not layers.GlobalMaxPooling1D().supports_masking
+    # TimeDistributed hands each step's column of the mask to a layer whose call takes one, as Keras 3
+    seen = []
+
+    class Step(layers.Layer):
+        supports_masking = True
+
+        def call(self, inputs, mask=None):
+            seen.append(mask)
+            return inputs
+
+    layers.TimeDistributed(Step())(masked)
+    np.testing.assert_array_equal(np.stack([m.numpy() for m in seen], axis=1), KEPT)
     with pytest.warns(UserWarning, match="Layer 'flat' \\(of type Flatten\\) was passed an input with a mask"):
         assert layers.Flatten(name="flat")(masked)._keras_mask is None
     with warnings.catch_warnings():

@@ -24,6 +24,8 @@ class Softmax(Layer):
 class LeakyReLU(Layer):
     """x where x > 0, else negative_slope * x (Keras 2 called it alpha; both are accepted, default 0.3)."""
 
+    supports_masking = True
+
     def __init__(self, negative_slope: float = 0.3, alpha: float | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.negative_slope = float(negative_slope if alpha is None else alpha)
@@ -35,6 +37,8 @@ class LeakyReLU(Layer):
 class ELU(Layer):
     """x where x > 0, else alpha * (exp(x) - 1)."""
 
+    supports_masking = True
+
     def __init__(self, alpha: float = 1.0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.alpha = float(alpha)
@@ -45,6 +49,8 @@ class ELU(Layer):
 
 class Identity(Layer):
     """Its input, unchanged: a placeholder in a list of layers."""
+
+    supports_masking = True
 
     def call(self, inputs: Any) -> Any:
         return inputs

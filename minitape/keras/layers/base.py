@@ -401,7 +401,7 @@ class Layer(Module):
         previous_mask = kwargs.get("mask")
         if previous_mask is None:
             previous_mask = masking.masks_of(inputs)
-            if previous_mask is not None and _takes_mask(self.call):
+            if previous_mask is not None and takes_mask(self.call):
                 kwargs["mask"] = previous_mask
         inputs = self._convert(inputs)
         training = kwargs.pop("training", None)
@@ -562,7 +562,7 @@ _DEFAULTS: dict = {}
 _TAKES_MASK: dict = {}
 
 
-def _takes_mask(method: Any) -> bool:
+def takes_mask(method: Any) -> bool:
     """Does `method` name a `mask` argument (not only **kwargs)? Keras 3 passes the input's mask to such a call."""
     fn = getattr(method, "__func__", method)
     if fn not in _TAKES_MASK:

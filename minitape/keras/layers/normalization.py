@@ -77,6 +77,8 @@ class LayerNormalization(Layer):
     gamma and beta have the shape of the normalised axes.
     """
 
+    supports_masking = True  # step by step, as in Keras 3: the input's mask is the output's
+
     def __init__(
         self,
         axis: Any = -1,
