@@ -79,11 +79,12 @@ class KerasTensor:
     def _op(self, fn: Any, other: Any = None, unary: bool = False) -> KerasTensor:
         from minitape.keras.layers.core import Lambda
 
+        # as Keras 3's ops on KerasTensors: the result has no mask, and no warning says the mask was dropped
         if unary:
-            return Lambda(fn)(self)
+            return Lambda(fn, mask=_no_mask)(self)
         if isinstance(other, KerasTensor):
-            return Lambda(lambda pair: fn(pair[0], pair[1]))([self, other])
-        return Lambda(lambda x: fn(x, other))(self)
+            return Lambda(lambda pair: fn(pair[0], pair[1]), mask=_no_mask)([self, other])
+        return Lambda(lambda x: fn(x, other), mask=_no_mask)(self)
 
     def __add__(self, other: Any) -> KerasTensor:
         return self._op(lambda a, b: a + b, other)
@@ -111,6 +112,10 @@ class KerasTensor:
 
     def __getitem__(self, key: Any) -> KerasTensor:
         return self._op(lambda a: a[key], unary=True)
+
+
+def _no_mask(inputs: Any, mask: Any) -> None:
+    return None
 
 
 def any_symbolic(inputs: Any, args: tuple) -> bool:

@@ -352,3 +352,35 @@ def test_masks_in_functional_models_and_custom_layers():
     np.testing.assert_array_equal(first._keras_mask.numpy(), KEPT[:, :2])
     np.testing.assert_array_equal(second._keras_mask.numpy(), KEPT[:, 2:])
     assert layers.Layer().compute_mask(None, "m") == "m" and not layers.Layer().supports_masking
+
+
+def test_merging_layers_and_lambda_combine_masks_as_keras():
+    ids = np.array([[1, 0, 2], [0, 3, 3]])
+    embedded = layers.Embedding(5, 2, mask_zero=True)(ids)
+    everywhere = layers.Masking()(np.ones((2, 3, 2), np.float32))
+    # Keras 3.15: Add keeps a step any input keeps; Concatenate joins the masks along its axis, an input without a
+    # mask counting as kept everywhere
+    np.testing.assert_array_equal(layers.Add()([embedded, everywhere])._keras_mask.numpy(), np.ones((2, 3), bool))
+    np.testing.assert_array_equal(layers.Multiply()([embedded, embedded])._keras_mask.numpy(), ids != 0)
+    joined = layers.Concatenate(axis=1)([embedded, embedded])._keras_mask
+    np.testing.assert_array_equal(joined.numpy(), np.concatenate([ids, ids], axis=1) != 0)
+    with_plain = layers.Concatenate()([embedded, np.ones((2, 3, 2), np.float32)])._keras_mask
+    np.testing.assert_array_equal(with_plain.numpy(), np.ones((2, 3), bool))
+    assert layers.Add()([embedded, np.ones((2, 3, 2), np.float32)])._keras_mask is None
+
+    given = layers.Lambda(lambda t: t * 2, mask=lambda inputs, mask: mask)(embedded)
+    np.testing.assert_array_equal(given._keras_mask.numpy(), ids != 0)
+    with pytest.warns(UserWarning, match="of type Lambda"):  # its function reads the mask; its output has none
+        reads = layers.Lambda(lambda t, mask=None: t * mt.cast(mask, t.dtype)[..., None])(embedded)
+    np.testing.assert_array_equal(reads.numpy()[ids == 0], 0.0)
+    with pytest.warns(UserWarning, match="of type Lambda"):  # as Keras 3: a Lambda without `mask` drops it
+        assert layers.Lambda(lambda t: t * 2)(embedded)._keras_mask is None
+
+    inputs = keras.Input((None,), dtype="int32")
+    x = layers.Embedding(5, 2, mask_zero=True)(inputs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an op on a KerasTensor drops the mask silently, as in Keras 3
+        doubled = x * 2
+        outputs = layers.Add()([x, x])
+    assert not hasattr(doubled, "_keras_mask") and outputs._keras_mask.shape == (None, None)
+    np.testing.assert_array_equal(keras.Model(inputs, outputs)(ids)._keras_mask.numpy(), ids != 0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy as np
@@ -174,12 +175,27 @@ class Lambda(Layer):
     """Wrap a function of tensors as a layer: `Lambda(lambda x: x ** 2)`. It has no weights."""
 
     def __init__(self, function: Any, output_shape: Any = None, mask: Any = None, arguments: dict | None = None, **kw):
+        """`mask`, as in Keras 3: the output's mask, or a function `mask(inputs, input_mask)` giving it; without
+        one the layer drops the mask of its input. A `function` with a `mask` argument receives the input's."""
         super().__init__(**kw)
         if not callable(function):
             raise TypeError(f"Lambda: function must be callable, got {type(function).__name__}")
-        self.function, self.arguments = function, dict(arguments or {})
+        self.function, self.arguments, self.mask = function, dict(arguments or {}), mask
+        try:
+            self._function_takes_mask = "mask" in inspect.signature(function).parameters
+        except (TypeError, ValueError):  # a builtin without a signature
+            self._function_takes_mask = False
 
-    def call(self, inputs: Any) -> Any:
+    @property
+    def supports_masking(self) -> bool:
+        return self.mask is not None
+
+    def compute_mask(self, inputs: Any, previous_mask: Any = None) -> Any:
+        return self.mask(inputs, previous_mask) if callable(self.mask) else self.mask
+
+    def call(self, inputs: Any, mask: Any = None) -> Any:
+        if self._function_takes_mask:
+            return self.function(inputs, mask=mask, **self.arguments)
         return self.function(inputs, **self.arguments)
 
 
