@@ -384,3 +384,22 @@ def test_merging_layers_and_lambda_combine_masks_as_keras():
         outputs = layers.Add()([x, x])
     assert not hasattr(doubled, "_keras_mask") and outputs._keras_mask.shape == (None, None)
     np.testing.assert_array_equal(keras.Model(inputs, outputs)(ids)._keras_mask.numpy(), ids != 0)
+
+
+def test_batch_normalization_takes_its_moments_over_the_kept_steps_as_keras():
+    bn = layers.BatchNormalization(momentum=0.5)
+    masked = layers.Masking()(padded_steps())
+    out = bn(masked, training=True)
+    # Keras 3.15 (feature 0 of the output; the moving statistics after one step of momentum 0.5)
+    wanted = [[-1.5164329, -1.2468448, -1.6512269, -1.6512269], [-0.4380807, -0.1684924, 0.1010954, -1.6512269],
+              [0.6402718, -1.6512269, 1.1794478, 1.4490358]]  # fmt: skip
+    np.testing.assert_allclose(out.numpy()[..., 0], wanted, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(bn.moving_mean.numpy(), [0.6125, 0.6625], rtol=1e-6)
+    np.testing.assert_allclose(bn.moving_variance.numpy(), [0.7746875, 0.7746875], rtol=1e-6)
+    assert out._keras_mask is masked._keras_mask
+    np.testing.assert_allclose(bn(masked, training=False).numpy()[0, :, 1],
+                               [-0.5251319, -0.2980478, -0.7522159, -0.7522159], rtol=1e-6)  # fmt: skip
+    check_gradients(lambda a: layers.BatchNormalization(dtype="float64")(a, training=True, mask=KEPT),
+                    [padded_steps().astype(np.float64) + 0.1])  # fmt: skip
+    with pytest.raises(ValueError, match=r"The mask provided should be one dimension less than the inputs"):
+        bn(padded_steps(), mask=np.ones((3, 4, 2), bool))
