@@ -403,3 +403,14 @@ def test_batch_normalization_takes_its_moments_over_the_kept_steps_as_keras():
                     [padded_steps().astype(np.float64) + 0.1])  # fmt: skip
     with pytest.raises(ValueError, match=r"The mask provided should be one dimension less than the inputs"):
         bn(padded_steps(), mask=np.ones((3, 4, 2), bool))
+
+
+def test_softmax_gives_the_masked_positions_probability_zero_as_keras():
+    x = np.array([[[1.0, 2.0, 3.0], [0.5, 0.1, 0.2]]], np.float32)
+    wanted = [[[0.11920291, 0.0, 0.880797], [0.5744425, 0.0, 0.4255575]]]  # Keras 3.15
+    np.testing.assert_allclose(layers.Softmax()(x, mask=np.array([[True, False, True]])).numpy(), wanted, rtol=1e-6)
+    np.testing.assert_allclose(layers.Softmax()(x, mask=np.array([[1.0, 0.2, 0.9]])).numpy(), wanted, rtol=1e-6)
+    embedded = layers.Embedding(5, 3, mask_zero=True)(np.array([[1, 2, 0], [3, 0, 0]]))
+    # Keras 3.15 fails the same way on a (batch, steps) Keras mask against (batch, steps, classes) scores
+    with pytest.raises(ValueError, match=r"The `mask` must be broadcastable to `inputs`.*inputs.shape=\(2, 3, 3\), "):
+        layers.Softmax()(embedded)
