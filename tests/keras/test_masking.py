@@ -250,6 +250,13 @@ def test_losses_and_metrics_leave_out_the_masked_steps_as_keras():
     mse.update_state(np.zeros((4, 5, 3)), out)
     np.testing.assert_allclose(float(mse.result()), 0.18848562, rtol=1e-6)
 
+    # a loss given by name or as a function in compile is masked too (Keras 3.15: 1.1328796 for each)
+    model = sequence_model()
+    model.add(layers.Activation("softmax"))
+    for loss in ("sparse_categorical_crossentropy", lambda t, p: keras.losses.sparse_categorical_crossentropy(t, p)):
+        model.compile(optimizer="sgd", loss=loss, metrics=["sparse_categorical_crossentropy"])
+        np.testing.assert_allclose(model.evaluate(IDS, LABELS, verbose=0), [1.1328796] * 2, rtol=1e-6)
+
 
 @pytest.mark.parametrize("run_eagerly", [True, False])
 def test_fit_weighs_the_loss_and_accuracy_by_the_output_mask_as_keras(run_eagerly):
