@@ -13,7 +13,8 @@ from minitape.values.tensor_like import KERAS_MASKS, TensorLike
 
 def get_mask(value: Any) -> Any:
     """The Keras mask attached to `value` (None for a tensor without one, or for anything else)."""
-    return value._keras_mask if KERAS_MASKS and isinstance(value, TensorLike) else None
+    entry = KERAS_MASKS.get(id(value)) if KERAS_MASKS else None
+    return entry[1] if entry is not None and entry[0]() is value else None
 
 
 def masks_of(inputs: Any) -> Any:

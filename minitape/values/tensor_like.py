@@ -182,11 +182,14 @@ class TensorLike:
 
     @property
     def _keras_mask(self) -> Any:
-        """The Keras mask a layer attached to this output (bool, (batch, steps)), or None: Keras 3's attribute.
+        """The Keras mask a layer attached to this output (bool, (batch, steps)): Keras 3's attribute, which a
+        tensor without a mask does not have (AttributeError, as in TensorFlow: `getattr(x, "_keras_mask", None)`).
 
         Kept beside the tensor (a tensor has no room for attributes), for as long as the tensor lives."""
         entry = KERAS_MASKS.get(id(self))
-        return entry[1] if entry is not None and entry[0]() is self else None
+        if entry is None or entry[0]() is not self:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '_keras_mask'")
+        return entry[1]
 
     @_keras_mask.setter
     def _keras_mask(self, mask: Any) -> None:
