@@ -30,17 +30,17 @@ def masks_of(inputs: Any) -> Any:
 def set_masks(layer: Any, inputs: Any, outputs: Any, previous: Any) -> None:
     """Attach `layer.compute_mask(inputs, previous)` to outputs that have no mask yet, as Keras 3 does; a layer
     that does not support masking drops the mask it was given, with Keras 3's warning."""
-    flat = _flat(outputs)
-    if flat and all(get_mask(x) is not None for x in flat):
-        return
     if not layer.supports_masking:
-        if previous is not None:
+        if _any_mask(previous):
             warnings.warn(
                 f"Layer '{layer.name}' (of type {type(layer).__name__}) was passed an input with a mask attached to "
                 "it. However, this layer does not support masking and will therefore destroy the mask information. "
                 "Downstream layers will not see the mask.",
                 stacklevel=3,
             )
+        return
+    flat = _flat(outputs)
+    if flat and all(get_mask(x) is not None for x in flat):  # the layer's call attached them itself
         return
     masks = layer.compute_mask(inputs, previous)
     if masks is None:
@@ -54,3 +54,9 @@ def _flat(values: Any) -> list:
     if isinstance(values, (list, tuple)):
         return [v for x in values for v in _flat(x)]
     return [values] if isinstance(values, TensorLike) or values is None else []
+
+
+def _any_mask(masks: Any) -> bool:
+    if isinstance(masks, (list, tuple)):
+        return any(_any_mask(m) for m in masks)
+    return masks is not None
