@@ -15,14 +15,16 @@ import numpy as np
 from minitape import name_scope
 from minitape.engine.tensor import Tensor
 from minitape.function.trace import runs_each_call
-from minitape.keras import backend, kept_logits, unsupported
+from minitape.keras import backend, kept_logits, masking, unsupported
 from minitape.ops.api import abs as abs_
 from minitape.ops.api import (
     clip_by_value,
+    expand_dims,
     gather,
     log,
     maximum,
     minimum,
+    ones_like,
     reduce_all,
     reduce_max,
     reduce_mean,
@@ -312,10 +314,13 @@ class Loss:
         raise NotImplementedError(f"{type(self).__name__} must define call(self, y_true, y_pred)")
 
     def __call__(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> Any:
+        mask = masking.get_mask(y_pred)  # a sequence model's output mask (padding): Keras 3 weighs it in
         with name_scope(self.name):
             losses = self.call(self._as_tensor(y_true), self._as_tensor(y_pred))
             if not isinstance(losses, TensorLike):
                 losses = _tensor(losses, backend.floatx())
+            if mask is not None:
+                sample_weight = mask_weights(mask, sample_weight, losses.dtype.name, self.reduction)
             weights = None
             if sample_weight is not None:
                 losses, weights = self._fit_weights(losses, _tensor(sample_weight, losses.dtype.name))
@@ -590,3 +595,20 @@ logcosh = log_cosh
 
 
 __getattr__ = unsupported.module_getattr("keras.losses")  # a left-out name says what to use instead
+
+
+def mask_weights(mask: Any, sample_weight: Any, dtype: str, reduction: Any) -> Any:
+    """A Keras mask made into sample weights, as Keras 3 does: 0 at masked steps; for a mean (the default
+    reduction) total/valid at the others, so the loss is the mean over the steps the mask keeps (0 if none)."""
+    kept = cast(mask, "bool")
+    weights = cast(kept, dtype)
+    if reduction in ("mean", "sum_over_batch_size", "auto", None):
+        total = reduce_sum(ones_like(weights))  # an op, not a number: a traced step replays it on other batch sizes
+        weights = weights * divide_no_nan(total, reduce_sum(weights))
+    if sample_weight is None:
+        return weights
+    sample_weight = _tensor(sample_weight, dtype) if not isinstance(sample_weight, TensorLike) else sample_weight
+    sample_weight = cast(sample_weight, dtype)
+    while len(sample_weight.shape) < len(weights.shape):  # (batch,) weights reach every step: (batch, 1)
+        sample_weight = expand_dims(sample_weight, -1)
+    return sample_weight * weights

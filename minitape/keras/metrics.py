@@ -11,7 +11,7 @@ from minitape import name_scope
 from minitape.engine.tensor import Tensor
 from minitape.engine.variables import Variable
 from minitape.function.trace import runs_each_call
-from minitape.keras import losses, unsupported
+from minitape.keras import losses, masking, unsupported
 from minitape.keras.backend import to_numpy
 from minitape.ops.math_ops import cast
 from minitape.values.tensor_like import TensorLike
@@ -220,7 +220,19 @@ def accuracy_for_shapes(true_shape: tuple, pred_shape: tuple) -> type[Metric]:
     return CategoricalAccuracy
 
 
-class AccuracyByShape(Metric):
+class _Hits(Metric):
+    """A metric counting hits in numpy; the Keras mask of the predictions joins the sample weights first, by ops
+    a traced step records (the mask is computed from the step's inputs), as Keras 3's accuracies do."""
+
+    @_records_ops
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        self._update(y_true, y_pred, _masked(y_pred, sample_weight))
+
+    def _update(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        raise NotImplementedError
+
+
+class AccuracyByShape(_Hits):
     """'accuracy' (or 'acc') in `compile`: binary, sparse or categorical accuracy, chosen at the first batch from
     the shapes of its targets and predictions, as Keras 3 does (one-hot targets give categorical accuracy)."""
 
@@ -230,11 +242,12 @@ class AccuracyByShape(Metric):
         super().__init__(name=name, dtype=dtype)
         self.kind: Metric | None = None  # the metric it resolved to, once a batch was seen
 
-    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+    @runs_each_call(changes_state=True)
+    def _update(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         if self.kind is None:
             shapes = [tuple(getattr(v, "shape", None) or np.shape(v)) for v in (y_true, y_pred)]
             self.kind = accuracy_for_shapes(*shapes)(name=self.name, dtype=self.dtype)
-        self.kind.update_state(y_true, y_pred, sample_weight)
+        self.kind._update(y_true, y_pred, sample_weight)
 
     def result(self) -> Tensor:
         return self.kind.result() if self.kind is not None else super().result()
@@ -245,12 +258,13 @@ class AccuracyByShape(Metric):
             self.kind.reset_state()
 
 
-class Accuracy(Metric):
+class Accuracy(_Hits):
     """How often y_pred equals y_true exactly."""
 
     _direction = "up"
 
-    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+    @runs_each_call(changes_state=True)
+    def _update(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         y_true, y_pred = _same_rank(np.asarray(to_numpy(y_true)), np.asarray(to_numpy(y_pred)))
         self._add(y_true == y_pred, sample_weight)
 
@@ -290,25 +304,28 @@ def sparse_categorical_accuracy(y_true: Any, y_pred: Any) -> Tensor:
     return _as_values(_sparse_hits(y_true, y_pred))
 
 
-class SparseCategoricalAccuracy(Metric):
+class SparseCategoricalAccuracy(_Hits):
     """How often argmax(y_pred) equals the integer label."""
 
     _direction = "up"
 
-    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
-        self._add(_sparse_hits(y_true, y_pred), sample_weight)
+    @runs_each_call(changes_state=True)
+    def _update(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        hits = _sparse_hits(y_true, y_pred)
+        self._add(hits, _flat_like(hits, sample_weight))
 
 
-class CategoricalAccuracy(Metric):
+class CategoricalAccuracy(_Hits):
     """How often argmax(y_pred) equals argmax(y_true) (one-hot labels)."""
 
     _direction = "up"
 
-    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+    @runs_each_call(changes_state=True)
+    def _update(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         self._add(_categorical_hits(y_true, y_pred), sample_weight)
 
 
-class BinaryAccuracy(Metric):
+class BinaryAccuracy(_Hits):
     """How often (y_pred > threshold) equals y_true, per element."""
 
     _direction = "up"
@@ -317,8 +334,24 @@ class BinaryAccuracy(Metric):
         self.threshold = threshold
         super().__init__(name, dtype)
 
-    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+    @runs_each_call(changes_state=True)
+    def _update(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         self._add(_binary_hits(y_true, y_pred, self.threshold), sample_weight)
+
+
+def _masked(y_pred: Any, sample_weight: Any) -> Any:
+    """As Keras 3's accuracies and MeanMetricWrapper: the Keras mask of the predictions (a sequence model's
+    padding) joins the sample weights, so masked steps do not count."""
+    mask = masking.get_mask(y_pred)
+    return sample_weight if mask is None else losses.mask_weights(mask, sample_weight, "float32", "sum")
+
+
+def _flat_like(hits: np.ndarray, sample_weight: Any) -> Any:
+    """Weights (batch, steps) for hits flattened to (batch * steps,) (a sparse accuracy on sequences)."""
+    if sample_weight is None or hits.ndim != 1:
+        return sample_weight
+    weights = np.asarray(to_numpy(sample_weight))
+    return weights.reshape(-1) if weights.ndim > 1 and weights.size == hits.size else sample_weight
 
 
 def _floating(values: Any) -> Any:
@@ -338,6 +371,7 @@ class MeanMetricWrapper(Metric):
 
     @_records_ops
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        sample_weight = _masked(y_pred, sample_weight)
         y_true, y_pred = _floating(y_true), _floating(y_pred)  # as Keras casts to the metric's float dtype
         self._add_values(self.fn(y_true, y_pred, **self.fn_kwargs), sample_weight)
 
@@ -488,7 +522,7 @@ def sparse_top_k_categorical_accuracy(y_true: Any, y_pred: Any, k: int = 5) -> T
     return _as_values(_sparse_top_k_hits(y_true, y_pred, k))
 
 
-class TopKCategoricalAccuracy(Metric):
+class TopKCategoricalAccuracy(_Hits):
     """How often the true class (argmax of the one-hot y_true) is among the k highest scores of y_pred."""
 
     _direction = "up"
@@ -497,11 +531,12 @@ class TopKCategoricalAccuracy(Metric):
         self.k = int(k)
         super().__init__(name, dtype)
 
-    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+    @runs_each_call(changes_state=True)
+    def _update(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         self._add(_sparse_top_k_hits(np.argmax(to_numpy(y_true), axis=-1), y_pred, self.k), sample_weight)
 
 
-class SparseTopKCategoricalAccuracy(Metric):
+class SparseTopKCategoricalAccuracy(_Hits):
     """How often the integer label is among the k highest scores of y_pred."""
 
     _direction = "up"
@@ -514,7 +549,8 @@ class SparseTopKCategoricalAccuracy(Metric):
         self.k = int(k)
         super().__init__(name, dtype)
 
-    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+    @runs_each_call(changes_state=True)
+    def _update(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         self._add(_sparse_top_k_hits(y_true, y_pred, self.k), sample_weight)
 
 

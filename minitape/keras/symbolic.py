@@ -14,7 +14,7 @@ import numpy as np
 
 import minitape as mt
 from minitape.engine.tensor import Tensor
-from minitape.keras import backend
+from minitape.keras import backend, masking
 from minitape.values import nest
 from minitape.values.dtypes import DType, as_dtype
 from minitape.values.tensor_like import TensorLike
@@ -79,11 +79,12 @@ class KerasTensor:
     def _op(self, fn: Any, other: Any = None, unary: bool = False) -> KerasTensor:
         from minitape.keras.layers.core import Lambda
 
+        # as Keras 3's ops on KerasTensors: the result has no mask, and no warning says the mask was dropped
         if unary:
-            return Lambda(fn)(self)
+            return Lambda(fn, mask=_no_mask)(self)
         if isinstance(other, KerasTensor):
-            return Lambda(lambda pair: fn(pair[0], pair[1]))([self, other])
-        return Lambda(lambda x: fn(x, other))(self)
+            return Lambda(lambda pair: fn(pair[0], pair[1]), mask=_no_mask)([self, other])
+        return Lambda(lambda x: fn(x, other), mask=_no_mask)(self)
 
     def __add__(self, other: Any) -> KerasTensor:
         return self._op(lambda a, b: a + b, other)
@@ -113,6 +114,10 @@ class KerasTensor:
         return self._op(lambda a: a[key], unary=True)
 
 
+def _no_mask(inputs: Any, mask: Any) -> None:
+    return None
+
+
 def any_symbolic(inputs: Any, args: tuple) -> bool:
     """Is any argument of a layer call a KerasTensor? Cheap for the usual case of one real tensor."""
     if isinstance(inputs, KerasTensor):
@@ -134,7 +139,11 @@ def _placeholder(kt: KerasTensor, free_size: int) -> Tensor:
         n if n is not None else free_size if i == 0 else FREE_LENGTHS[free_size] for i, n in enumerate(kt.shape)
     )
     fill = np.ones if kt._dtype.is_floating else np.zeros
-    return Tensor(fill(shape, dtype=kt._dtype.as_numpy_dtype))
+    tensor = Tensor(fill(shape, dtype=kt._dtype.as_numpy_dtype))
+    mask = getattr(kt, "_keras_mask", None)
+    if mask is not None:  # a masked input: the layer sees a mask too (every step kept), and passes it on or not
+        tensor._keras_mask = Tensor(np.ones(tuple(shape[: len(mask.shape)]), dtype=bool))
+    return tensor
 
 
 def _run_on_placeholders(layer: Any, inputs: Any, args: tuple, kwargs: dict, free_size: int) -> Any:
@@ -175,7 +184,14 @@ def call_layer(layer: Any, inputs: Any, args: tuple, kwargs: dict) -> Any:
         shape = [None if m != n else m for m, n in zip(a.shape, b.shape)]
         if shape and not batch_known:
             shape[0] = None
-        return KerasTensor(tuple(shape), a.dtype, node=node)
+        output = KerasTensor(tuple(shape), a.dtype, node=node)
+        mask = masking.get_mask(a)
+        if mask is not None:  # as Keras 3: a symbolic output shows the mask the layer will give it
+            other = masking.get_mask(b)
+            other = mask if other is None else other
+            mask_shape = tuple(None if m != n else m for m, n in zip(mask.shape, other.shape))
+            output._keras_mask = KerasTensor(mask_shape if batch_known else (None, *mask_shape[1:]), "bool")
+        return output
 
     flat_first, flat_second = nest.flatten(first), nest.flatten(second)
     node.outputs = nest.pack_sequence_as(first, [symbolic_output(a, b) for a, b in zip(flat_first, flat_second)])

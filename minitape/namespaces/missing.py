@@ -168,7 +168,6 @@ LAYERS = {
     ),  # fmt: skip
     "Conv3D": "there is no 3-D convolution, only Conv1D and Conv2D: for video apply Conv2D to each frame "
     "(the frames folded into the batch axis)",
-    "Masking": "there is no masking; pad the sequences and let the model see the padding",
 }
 
 DTYPES = {

@@ -52,6 +52,9 @@ def _refuse_if_leaked(tensor: Any, how: str) -> None:
         raise error(words.format(name=OUT_OF_SCOPE_NAMES.get(tensor._id, "tensor")))
 
 
+# id of a tensor -> (a weak reference to it, its Keras mask): `_keras_mask`, which layers set on their outputs
+KERAS_MASKS: dict[int, tuple[weakref.ref, Any]] = {}
+
 _ops: Any = None  # minitape.ops.api, which binds itself once the op tables are loaded (they need Tensor first)
 
 
@@ -176,6 +179,25 @@ class TensorLike:
     def ref(self) -> _Ref:
         """A hashable stand-in for this tensor (its identity), for use as a dict key or set member."""
         return _Ref(self)
+
+    @property
+    def _keras_mask(self) -> Any:
+        """The Keras mask a layer attached to this output (bool, (batch, steps)): Keras 3's attribute, which a
+        tensor without a mask does not have (AttributeError, as in TensorFlow: `getattr(x, "_keras_mask", None)`).
+
+        Kept beside the tensor (a tensor has no room for attributes), for as long as the tensor lives."""
+        entry = KERAS_MASKS.get(id(self))
+        if entry is None or entry[0]() is not self:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '_keras_mask'")
+        return entry[1]
+
+    @_keras_mask.setter
+    def _keras_mask(self, mask: Any) -> None:
+        key = id(self)
+        if mask is None:
+            KERAS_MASKS.pop(key, None)
+        else:
+            KERAS_MASKS[key] = (weakref.ref(self, lambda _, key=key: KERAS_MASKS.pop(key, None)), mask)
 
     # numpy-flavoured read-only views of the value
     def __bool__(self) -> bool:

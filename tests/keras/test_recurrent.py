@@ -614,8 +614,8 @@ def test_errors_say_what_is_wrong_and_how_to_fix_it():
         layers.LSTM(3)(x, initial_state=[np.zeros((2, 3))])
     with pytest.raises(ValueError, match=r"initial state c must have shape \(batch, units\) = \(2, 3\) .* has shape "):
         layers.LSTM(3)(x, initial_state=[np.zeros((2, 3)), np.zeros((3, 3))])
-    with pytest.raises(NotImplementedError, match="no masking; pad the sequences"):
-        layers.LSTM(2)(x, mask=np.ones((2, 3), bool))
+    with pytest.raises(ValueError, match=r"the mask must have shape \(batch, steps\) = \(2, 3\).*has shape \(2, 4\)"):
+        layers.LSTM(2)(x, mask=np.ones((2, 4), bool))
     with pytest.raises(ValueError, match=r"dropout is the fraction of values dropped, in \[0, 1\); got 1.0"):
         layers.SimpleRNN(3, dropout=1.0)
     with pytest.raises(ValueError, match="units must be a positive integer, got 0"):

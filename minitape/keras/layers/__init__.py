@@ -30,7 +30,7 @@ from minitape.keras.layers.convolutional1d import (
     MaxPool1D,
     MaxPooling1D,
 )
-from minitape.keras.layers.core import Activation, Dense, Dropout, Flatten, Lambda, ReLU, Reshape
+from minitape.keras.layers.core import Activation, Dense, Dropout, Flatten, Lambda, Masking, ReLU, Reshape
 from minitape.keras.layers.depthwise import (
     DepthwiseConv1D,
     DepthwiseConv2D,

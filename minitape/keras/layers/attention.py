@@ -60,6 +60,12 @@ class Attention(Layer):
     probabilities while training.
     """
 
+    supports_masking = True
+
+    def compute_mask(self, inputs: Any, previous_mask: Any = None) -> Any:
+        """The query's mask (the first of `mask`), as Keras 3: the output has the query's steps."""
+        return previous_mask[0] if isinstance(previous_mask, (list, tuple)) else None
+
     def __init__(
         self, use_scale: bool = False, score_mode: str = "dot", dropout: float = 0.0, seed: int | None = None, **kw: Any
     ) -> None:

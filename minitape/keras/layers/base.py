@@ -18,7 +18,7 @@ import numpy as np
 from minitape import name_scope
 from minitape.engine.tensor import Tensor
 from minitape.engine.variables import Variable
-from minitape.keras import backend, constraints, initializers, regularizers, symbolic
+from minitape.keras import backend, constraints, initializers, masking, regularizers, symbolic
 from minitape.namespaces.module import Module, ModuleNameScope
 from minitape.ops.api import add_n
 from minitape.ops.math_ops import cast
@@ -396,6 +396,13 @@ class Layer(Module):
             )
         if symbolic.any_symbolic(inputs, args):
             return symbolic.call_layer(self, inputs, args, kwargs)
+        # as Keras 3: a mask given in the call, else the Keras masks of the inputs, which a call taking `mask`
+        # receives (read before _convert: a cast input is a new tensor, without the mask)
+        previous_mask = kwargs.get("mask")
+        if previous_mask is None:
+            previous_mask = masking.masks_of(inputs)
+            if previous_mask is not None and takes_mask(self.call):
+                kwargs["mask"] = previous_mask
         inputs = self._convert(inputs)
         training = kwargs.pop("training", None)
         if training is None:  # None here too: no call said, so each layer's call takes its own default,
@@ -422,9 +429,28 @@ class Layer(Module):
                     self._add_activity_penalty(outputs)
         finally:
             state.depth -= 1
+        if previous_mask is not None or type(self).compute_mask is not Layer.compute_mask:
+            masking.set_masks(self, inputs, outputs, previous_mask)
         if isinstance(outputs, TensorLike):
             self._output_shape = (None, *tuple(outputs.shape)[1:])
         return outputs
+
+    # ---- masking -----------------------------------------------------------------------------------
+    @property
+    def supports_masking(self) -> bool:
+        """Does this layer pass masks on (with `compute_mask`)? Set it True in your layer's __init__ when each
+        output step belongs to the input step of the same index; a layer with its own `compute_mask` does."""
+        given = vars(self).get("_supports_masking")
+        return given if given is not None else type(self).compute_mask is not Layer.compute_mask
+
+    @supports_masking.setter
+    def supports_masking(self, value: bool) -> None:
+        self._supports_masking = bool(value)
+
+    def compute_mask(self, inputs: Any, previous_mask: Any = None) -> Any:
+        """The mask of this layer's output: the input's (`previous_mask`) unchanged, unless a layer says otherwise
+        (Embedding(mask_zero=True) and Masking make one; a layer that drops the steps returns None)."""
+        return previous_mask
 
     def _add_activity_penalty(self, outputs: Any) -> None:
         """The activity regularizer's penalty on each output, divided by its batch size as Keras 3 does
@@ -533,6 +559,15 @@ def _default_training(method: Any) -> Any:
 
 
 _DEFAULTS: dict = {}
+_TAKES_MASK: dict = {}
+
+
+def takes_mask(method: Any) -> bool:
+    """Does `method` name a `mask` argument (not only **kwargs)? Keras 3 passes the input's mask to such a call."""
+    fn = getattr(method, "__func__", method)
+    if fn not in _TAKES_MASK:
+        _TAKES_MASK[fn] = "mask" in inspect.signature(fn).parameters
+    return _TAKES_MASK[fn]
 
 
 def incompatible(layer: Layer, shape: tuple, expected: str, fix: str = "", which: str = "0") -> ValueError:

@@ -60,6 +60,8 @@ class Bidirectional(Layer):
                     f"Bidirectional: the forward and backward layers must have the same {flag}, got "
                     f"{getattr(self.forward_layer, flag)} and {getattr(backward_layer, flag)}"
                 )
+        for each in (self.forward_layer, backward_layer):  # as Keras 3: masked steps output zeros in both directions
+            each.zero_output_for_mask = each.return_sequences
         self.merge_mode = merge_mode
         self.return_sequences, self.return_state = layer.return_sequences, layer.return_state
         self.stateful = False
@@ -87,6 +89,17 @@ class Bidirectional(Layer):
         if self._initial_weights is not None:
             self.set_weights(self._initial_weights)
             self._initial_weights = None
+
+    supports_masking = True
+
+    def compute_mask(self, inputs: Any, previous_mask: Any = None) -> Any:
+        """The input's mask for each sequence of outputs (return_sequences=True), else None, as Keras 3; None for
+        the states."""
+        mask = previous_mask[0] if isinstance(previous_mask, (list, tuple)) else previous_mask
+        output_mask = mask if self.return_sequences else None
+        outputs = [output_mask, output_mask] if self.merge_mode is None else [output_mask]
+        states = [None] * (len(self.forward_layer.state_sizes) * 2) if self.return_state else []
+        return outputs + states if len(outputs) + len(states) > 1 else output_mask
 
     def call(self, inputs: Any, initial_state: Any = None, mask: Any = None, training: bool = False) -> Any:
         forward_state = backward_state = None

@@ -9,9 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from minitape.keras import activations
+from minitape.keras.layers.attention import bool_mask
 from minitape.keras.layers.base import Layer, incompatible
 from minitape.namespaces.nn import avg_pool2d, conv2d, max_pool2d
-from minitape.ops.api import reduce_max, reduce_mean
+from minitape.ops.api import cast, expand_dims, reduce_max, reduce_mean, reduce_sum, where, zeros_like
 from minitape.ops.conv_ops import conv2d_backprop_input_op
 
 
@@ -305,9 +306,21 @@ class _GlobalPooling1D(_GlobalPooling2D):
 
 
 class GlobalAveragePooling1D(_GlobalPooling1D):
-    """Each feature's mean over the steps of a sequence."""
+    """Each feature's mean over the steps of a sequence; with a mask (given, or the Keras mask of the input), the
+    mean over the steps the mask keeps, as in Keras 3. The steps are gone: the output has no mask."""
 
     reduce = staticmethod(reduce_mean)
+    supports_masking = True
+
+    def compute_mask(self, inputs: Any, previous_mask: Any = None) -> None:
+        return None
+
+    def call(self, inputs: Any, mask: Any = None) -> Any:
+        if mask is None:
+            return reduce_mean(inputs, axis=1, keepdims=self.keepdims)
+        kept = expand_dims(bool_mask(mask), -1)  # (batch, steps, 1)
+        total = reduce_sum(where(kept, inputs, zeros_like(inputs)), axis=1, keepdims=self.keepdims)
+        return total / reduce_sum(cast(kept, inputs.dtype), axis=1, keepdims=self.keepdims)
 
 
 class GlobalMaxPooling1D(_GlobalPooling1D):

@@ -1,7 +1,8 @@
-"""Dense, Flatten, Dropout, Activation, ReLU, Lambda, Reshape."""
+"""Dense, Flatten, Dropout, Activation, ReLU, Lambda, Reshape, Masking."""
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy as np
@@ -11,13 +12,16 @@ from minitape.function.trace import runs_each_call
 from minitape.keras import activations
 from minitape.keras.layers.base import Layer, incompatible, is_positive_int
 from minitape.namespaces import random
+from minitape.ops.api import reduce_any
 from minitape.ops.array_ops import reshape
-from minitape.ops.math_ops import matmul
+from minitape.ops.math_ops import cast, matmul, not_equal
 from minitape.ops.nn_ops import relu
 
 
 class Dense(Layer):
     """`activation(inputs @ kernel + bias)`, on the last axis of the input."""
+
+    supports_masking = True  # step by step: the input's mask is the output's
 
     def __init__(
         self,
@@ -108,6 +112,8 @@ class Flatten(Layer):
 class Dropout(Layer):
     """While training, zero each input with probability `rate` and scale the rest by 1/(1-rate); else identity."""
 
+    supports_masking = True  # step by step: the input's mask is the output's
+
     def __init__(self, rate: float, noise_shape: Any = None, seed: int | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if not 0 <= rate < 1:
@@ -131,6 +137,8 @@ class Dropout(Layer):
 class Activation(Layer):
     """Apply an activation function, given by name ('relu') or as a callable."""
 
+    supports_masking = True  # step by step: the input's mask is the output's
+
     def __init__(self, activation: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.activation = activations.get(activation)
@@ -142,6 +150,8 @@ class Activation(Layer):
 class ReLU(Layer):
     """max(x, 0), with Keras 3's options: capped at `max_value`, negative_slope * (x - threshold) below
     `threshold` (see keras.activations.relu)."""
+
+    supports_masking = True  # step by step: the input's mask is the output's
 
     def __init__(
         self, max_value: float | None = None, negative_slope: float = 0.0, threshold: float = 0.0, **kwargs: Any
@@ -165,12 +175,27 @@ class Lambda(Layer):
     """Wrap a function of tensors as a layer: `Lambda(lambda x: x ** 2)`. It has no weights."""
 
     def __init__(self, function: Any, output_shape: Any = None, mask: Any = None, arguments: dict | None = None, **kw):
+        """`mask`, as in Keras 3: the output's mask, or a function `mask(inputs, input_mask)` giving it; without
+        one the layer drops the mask of its input. A `function` with a `mask` argument receives the input's."""
         super().__init__(**kw)
         if not callable(function):
             raise TypeError(f"Lambda: function must be callable, got {type(function).__name__}")
-        self.function, self.arguments = function, dict(arguments or {})
+        self.function, self.arguments, self.mask = function, dict(arguments or {}), mask
+        try:
+            self._function_takes_mask = "mask" in inspect.signature(function).parameters
+        except (TypeError, ValueError):  # a builtin without a signature
+            self._function_takes_mask = False
 
-    def call(self, inputs: Any) -> Any:
+    @property
+    def supports_masking(self) -> bool:
+        return self.mask is not None
+
+    def compute_mask(self, inputs: Any, previous_mask: Any = None) -> Any:
+        return self.mask(inputs, previous_mask) if callable(self.mask) else self.mask
+
+    def call(self, inputs: Any, mask: Any = None) -> Any:
+        if self._function_takes_mask:
+            return self.function(inputs, mask=mask, **self.arguments)
         return self.function(inputs, **self.arguments)
 
 
@@ -197,3 +222,25 @@ class Reshape(Layer):
 
     def call(self, inputs: Any) -> Any:
         return reshape(inputs, (tuple(inputs.shape)[0], *self.target_shape))
+
+
+class Masking(Layer):
+    """Mark the steps of (batch, steps, features) sequences whose features all equal `mask_value` as padding:
+    they become zeros, and the output's mask (`_keras_mask`, (batch, steps)) is False there, so the layers after
+    it (an LSTM, GlobalAveragePooling1D, a loss in fit) skip them."""
+
+    supports_masking = True
+
+    def __init__(self, mask_value: float = 0.0, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.mask_value = mask_value
+
+    def compute_mask(self, inputs: Any, previous_mask: Any = None) -> Any:
+        return reduce_any(not_equal(inputs, self.mask_value), axis=-1)
+
+    def call(self, inputs: Any) -> Any:
+        kept = reduce_any(not_equal(inputs, self.mask_value), axis=-1, keepdims=True)
+        return inputs * cast(kept, inputs.dtype)
+
+    def compute_output_shape(self, input_shape: tuple) -> tuple:
+        return tuple(input_shape)

@@ -9,11 +9,14 @@ import numpy as np
 from minitape.function.trace import runs_each_call
 from minitape.keras.layers.base import Layer, incompatible, is_positive_int
 from minitape.ops.api import gather
-from minitape.ops.math_ops import cast
+from minitape.ops.math_ops import cast, not_equal
 
 
 class Embedding(Layer):
-    """Look up `embeddings[i]` for each index i in the input: (batch, ...) -> (batch, ..., output_dim)."""
+    """Look up `embeddings[i]` for each index i in the input: (batch, ...) -> (batch, ..., output_dim).
+
+    mask_zero=True reads index 0 as padding: the output's mask (`_keras_mask`) is False there (so input_dim
+    counts the 0 too: the vocabulary size + 1)."""
 
     autocast = False  # the inputs are indices: they stay integers
 
@@ -29,14 +32,13 @@ class Embedding(Layer):
     ) -> None:
         kwargs.pop("input_length", None)  # tf.keras 2 argument, ignored by Keras 3 too
         super().__init__(**kwargs)
-        if mask_zero:
-            raise NotImplementedError("Embedding(mask_zero=True): minitape has no masking")
         for what, size in (("input_dim", input_dim), ("output_dim", output_dim)):
             if not is_positive_int(size):  # Keras 3's words
                 raise ValueError(
                     f"`{what}` must be a positive integer. Received: {what}={size} (of type {type(size).__name__})."
                 )
         self.input_dim, self.output_dim = int(input_dim), int(output_dim)
+        self.mask_zero = bool(mask_zero)
         self.embeddings_initializer = embeddings_initializer
         self.embeddings_regularizer, self.embeddings_constraint = embeddings_regularizer, embeddings_constraint
 
@@ -48,6 +50,14 @@ class Embedding(Layer):
             regularizer=self.embeddings_regularizer,
             constraint=self.embeddings_constraint,
         )
+
+    @property
+    def supports_masking(self) -> bool:
+        return self.mask_zero
+
+    def compute_mask(self, inputs: Any, previous_mask: Any = None) -> Any:
+        """With mask_zero=True, False where the index is 0 (the padding), as Keras 3; else no mask."""
+        return not_equal(inputs, 0) if self.mask_zero else None
 
     def call(self, inputs: Any) -> Any:
         self._check_indices(inputs)

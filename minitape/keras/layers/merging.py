@@ -6,12 +6,29 @@ import functools
 import operator
 from typing import Any
 
+from minitape.keras.layers.attention import bool_mask
 from minitape.keras.layers.base import Layer
-from minitape.ops.api import add_n, concat, maximum, minimum
+from minitape.ops.api import (
+    add_n,
+    concat,
+    expand_dims,
+    logical_or,
+    maximum,
+    minimum,
+    ones_like,
+    reduce_any,
+    zeros_like,
+)
 
 
 class _Merge(Layer):
     """Takes a list of at least two tensors of one shape (Concatenate: equal but for `axis`)."""
+
+    def compute_mask(self, inputs: Any, previous_mask: Any = None) -> Any:
+        """As Keras 3: a step is kept where any input keeps it; no mask if one of the inputs has none."""
+        if previous_mask is None or any(m is None for m in previous_mask):
+            return None
+        return functools.reduce(logical_or, [bool_mask(m) for m in previous_mask])
 
     def _check(self, inputs: Any, ignore_axis: int | None = None) -> list:
         if not isinstance(inputs, (list, tuple)) or len(inputs) < 2:
@@ -44,6 +61,19 @@ class Concatenate(_Merge):
 
     def call(self, inputs: Any) -> Any:
         return concat(self._check(inputs, self.axis), axis=self.axis)
+
+    def compute_mask(self, inputs: Any, previous_mask: Any = None) -> Any:
+        """As Keras 3: the masks joined as the inputs are (an input without one counts as kept everywhere), a
+        step kept where any of its features is."""
+        if previous_mask is None or all(m is None for m in previous_mask):
+            return None
+        masks = []
+        for x, mask in zip(inputs, previous_mask):
+            kept = ones_like(x, dtype="bool") if mask is None else bool_mask(mask)
+            if len(kept.shape) < len(x.shape):  # (batch, steps) against (batch, steps, features)
+                kept = logical_or(expand_dims(kept, -1), zeros_like(x, dtype="bool"))
+            masks.append(kept)
+        return reduce_any(concat(masks, axis=self.axis), axis=-1)
 
 
 class Add(_Merge):

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from minitape.engine.tensor import Tensor
-from minitape.keras import symbolic
+from minitape.keras import masking, symbolic
 from minitape.keras.layers.activation import Softmax
 from minitape.keras.layers.attention import bool_mask, causal_mask, shape_of
 from minitape.keras.layers.base import Layer, incompatible
@@ -43,6 +43,8 @@ class MultiHeadAttention(Layer):
     `dropout` zeroes probabilities while training. Inputs of rank > 3 attend over all axes between the batch and
     the features (or the `attention_axes` given), as in Keras.
     """
+
+    supports_masking = True  # the output's mask is the query's, as in Keras 3
 
     def __init__(
         self,
@@ -352,9 +354,17 @@ class MultiHeadAttention(Layer):
         if query_mask is not None:
             raise NotImplementedError(
                 f'MultiHeadAttention "{self.name}": query_mask is not taken (Keras 3 ignores this argument: it reads '
-                "a Keras mask from the query, and minitape has no masking); to keep query positions from attending, "
-                "pass attention_mask with False on their rows"
+                "the Keras mask of the query, `query._keras_mask`, as minitape does); to keep query positions from "
+                "attending, pass attention_mask with False on their rows"
             )
+        # as Keras 3: the Keras masks of the inputs (from Embedding(mask_zero=True), Masking) join the masks given
+        query_mask = masking.get_mask(query)
+        value_mask = masking.get_mask(value) if value_mask is None else value_mask
+        if key_mask is None and key is not None and key is not value:
+            key_mask = masking.get_mask(key)
+        for given in (query, value, key):  # Keras 3 takes the masks off the inputs: they are handled here
+            if masking.get_mask(given) is not None:
+                given._keras_mask = None
         value = self._convert(value)
         key = value if key is None else self._convert(key)
         batch, order, inverse = self._layout()
@@ -370,6 +380,9 @@ class MultiHeadAttention(Layer):
         scores_shape = (*(q_shape[a] for a in batch), *query_positions, *key_positions)
         scores = reshape(matmul(q_flat, k_flat, transpose_b=True), scores_shape)
         mask = self.attention_mask_for(scores_shape, attention_mask, use_causal_mask, value_mask, key_mask)
+        if query_mask is not None and self._rank == 3:  # (batch, T) -> (batch, 1, T, 1): a masked row attends to none
+            rows = expand_dims(expand_dims(bool_mask(query_mask), 1), -1)
+            mask = rows if mask is None else logical_and(mask, rows)
         probabilities = self.masked_softmax(scores, mask)
         dropped = self._dropout_layer(probabilities, training=training)
         flat = reshape(dropped, (*scores_shape[:kept], size_of(query_positions), size_of(key_positions)))

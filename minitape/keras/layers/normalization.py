@@ -7,14 +7,25 @@ from typing import Any
 import numpy as np
 
 from minitape.function.trace import runs_each_call
+from minitape.keras.layers.attention import bool_mask
 from minitape.keras.layers.base import Layer, incompatible
-from minitape.ops.api import reduce_mean, rsqrt, square
+from minitape.ops.api import broadcast_to, cast, expand_dims, reduce_mean, reduce_sum, rsqrt, square, where, zeros_like
 
 
 @runs_each_call(changes_state=True, arrays=True)  # a traced train step moves the averages at every call
 def _move_towards(average: Any, batch_value: Any, keep: float) -> None:
     """A running average moved towards the batch's value: state, not part of any gradient, so plain numpy."""
     average.assign(keep * np.asarray(average) + (1 - keep) * np.asarray(batch_value))
+
+
+def _masked_moments(inputs: Any, mask: Any, axes: tuple) -> tuple[Any, Any]:
+    """The mean and variance over `axes` of the entries at kept steps, as Keras 3 computes them (its epsilon,
+    1e-7, in the denominators: an all-masked batch gives 0, not nan)."""
+    kept = broadcast_to(expand_dims(bool_mask(mask), -1), tuple(inputs.shape))
+    count = reduce_sum(cast(kept, inputs.dtype), axis=axes) + 1e-7
+    mean = reduce_sum(where(kept, inputs, zeros_like(inputs)), axis=axes) / count
+    variance = reduce_sum(square(where(kept, inputs - mean, zeros_like(inputs))), axis=axes) / count
+    return mean, variance
 
 
 class BatchNormalization(Layer):
@@ -53,11 +64,21 @@ class BatchNormalization(Layer):
         self.moving_mean = self.add_weight("moving_mean", channels, initializer="zeros", trainable=False)
         self.moving_variance = self.add_weight("moving_variance", channels, initializer="ones", trainable=False)
 
-    def call(self, inputs: Any, training: bool = False) -> Any:
+    supports_masking = True  # as Keras 3: the input's mask is the output's, and training's moments skip the padding
+
+    def call(self, inputs: Any, training: bool = False, mask: Any = None) -> Any:
+        if mask is not None and len(mask.shape) != len(inputs.shape) - 1:  # Keras 3's words
+            raise ValueError(
+                "The mask provided should be one dimension less than the inputs. Received: "
+                f"mask.shape={tuple(mask.shape)}, inputs.shape={tuple(inputs.shape)}"
+            )
         if training:
             axes = tuple(range(len(inputs.shape) - 1))
-            mean = reduce_mean(inputs, axis=axes)
-            variance = reduce_mean(square(inputs - mean), axis=axes)
+            if mask is None:
+                mean = reduce_mean(inputs, axis=axes)
+                variance = reduce_mean(square(inputs - mean), axis=axes)
+            else:
+                mean, variance = _masked_moments(inputs, mask, axes)
             _move_towards(self.moving_mean, mean, self.momentum)
             _move_towards(self.moving_variance, variance, self.momentum)
         else:
@@ -76,6 +97,8 @@ class LayerNormalization(Layer):
     Unlike BatchNormalization it uses no batch statistics, so training and inference agree.
     gamma and beta have the shape of the normalised axes.
     """
+
+    supports_masking = True  # step by step, as in Keras 3: the input's mask is the output's
 
     def __init__(
         self,

@@ -17,6 +17,8 @@ EPSILON = 1e-7  # Keras's backend epsilon: a constant feature is divided by this
 class Rescaling(Layer):
     """inputs * scale + offset, in float32: Rescaling(1/255) takes uint8 pixels to [0, 1]."""
 
+    supports_masking = True  # step by step, as in Keras 3: the input's mask is the output's
+
     def __init__(self, scale: float, offset: float = 0.0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.scale, self.offset = scale, offset
@@ -34,6 +36,8 @@ class Normalization(Layer):
     shaped to broadcast against the input ((1, 9)). Given mean and variance are constants, not weights.
     `invert=True` undoes the normalization.
     """
+
+    supports_masking = True  # step by step, as in Keras 3: the input's mask is the output's
 
     def __init__(self, axis: Any = -1, mean: Any = None, variance: Any = None, invert: bool = False, **kw) -> None:
         super().__init__(**kw)

@@ -2,7 +2,8 @@
 
 The loop over time is a Python loop of cell calls: there is no graph to unroll, so a tape records each
 step's ops and `tape.gradient` backpropagates through time with no rule of its own. `unroll` is accepted
-and changes nothing; masks are not supported (the error says what to do instead).
+and changes nothing. A mask (given, or the Keras mask of the input: after Embedding(mask_zero=True) or
+Masking) makes a masked step keep the previous states and output, as in Keras 3.
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ from typing import Any
 
 from minitape.engine.variables import Variable
 from minitape.keras import backend
+from minitape.keras.layers.attention import bool_mask
 from minitape.keras.layers.base import Layer, incompatible
 from minitape.keras.layers.recurrent_cells import GRUCell, LSTMCell, RecurrentCell, SimpleRNNCell
-from minitape.ops.api import stack, unstack, zeros
+from minitape.ops.api import expand_dims, stack, unstack, where, zeros, zeros_like
 
 # arguments of SimpleRNN/LSTM/GRU that belong to their cell (the rest go to the layer)
 _CELL_ONLY = frozenset(
@@ -140,31 +142,57 @@ class RNN(Layer):
         output = (batch, steps, units) if self.return_sequences else (batch, units)
         return (output, *((batch, n) for n in self.state_sizes)) if self.return_state else output
 
+    supports_masking = True
+
+    def compute_mask(self, inputs: Any, previous_mask: Any = None) -> Any:
+        """The input's mask for the sequence of outputs (return_sequences=True), None for the last output alone
+        and for the states, as Keras 3 (with go_backwards too, where the outputs come last step first)."""
+        output_mask = previous_mask if self.return_sequences else None
+        return [output_mask] + [None] * len(self.state_sizes) if self.return_state else output_mask
+
     def call(self, inputs: Any, initial_state: Any = None, mask: Any = None, training: bool = False) -> Any:
-        if mask is not None:
-            raise NotImplementedError(
-                f"{type(self).__name__}: minitape has no masking; pad the sequences to one length and let the "
-                "model see the padding (or cut the batch into groups of equal length)"
-            )
         batch, steps = tuple(inputs.shape)[:2]
+        step_masks = self._step_masks(mask, batch, steps)
         if self.stateful and initial_state is None:
             initial_state = self.carried_states(batch)
         states = self.initial_states(initial_state, batch)
         if isinstance(self.cell, RecurrentCell):
             self.cell.reset_dropout_masks()
         step_inputs = unstack(inputs, axis=1)
-        outputs = []
+        outputs: list = []
         for t in reversed(range(steps)) if self.go_backwards else range(steps):
             if isinstance(self.cell, Layer):
-                output, states = self.cell(step_inputs[t], states, training=training)
+                output, new_states = self.cell(step_inputs[t], states, training=training)
             else:
-                output, states = self.cell.call(step_inputs[t], states)
-            states = list(states) if isinstance(states, (list, tuple)) else [states]
+                output, new_states = self.cell.call(step_inputs[t], states)
+            new_states = list(new_states) if isinstance(new_states, (list, tuple)) else [new_states]
+            if step_masks is not None:  # a masked step keeps the states, and outputs the previous output (or 0)
+                kept = step_masks[t]
+                previous = outputs[-1] if outputs and not self.zero_output_for_mask else zeros_like(output)
+                output = where(kept, output, previous)
+                new_states = [where(kept, new, old) for new, old in zip(new_states, states)]
+            states = new_states
             outputs.append(output)
         result = stack(outputs, axis=1) if self.return_sequences else outputs[-1]
         for variable, state in zip(self._states or (), states):  # stateful: the next call goes on from here
             variable.assign(state)
         return (result, *states) if self.return_state else result
+
+    def _step_masks(self, mask: Any, batch: int, steps: int) -> list | None:
+        """The mask as one (batch, 1) bool tensor per step (None without a mask), after checking its shape."""
+        if mask is None:
+            return None
+        if isinstance(mask, (list, tuple)):  # the masks of [inputs, *initial_state]: the inputs' one counts
+            mask = mask[0]
+            if mask is None:
+                return None
+        mask = bool_mask(mask)
+        if tuple(mask.shape) != (batch, steps):
+            raise ValueError(
+                f'{type(self).__name__} "{self.name}": the mask must have shape (batch, steps) = {(batch, steps)} '
+                f"(True at the steps to read), but it has shape {tuple(mask.shape)}"
+            )
+        return unstack(expand_dims(mask, -1), axis=1)
 
     def carried_states(self, batch: int) -> list:
         """A stateful layer's states as the next call starts from them (their values: no gradient flows back

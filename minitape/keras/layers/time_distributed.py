@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from minitape.keras.layers.base import Layer, incompatible
+from minitape.keras.layers.attention import bool_mask
+from minitape.keras.layers.base import Layer, incompatible, takes_mask
 from minitape.ops.api import stack, unstack
 
 
@@ -40,8 +41,15 @@ class TimeDistributed(Layer):
             self.layer.build((input_shape[0], *input_shape[2:]))
             self.layer.built = True
 
-    def call(self, inputs: Any, training: bool = False) -> Any:
-        return stack([self.layer(step, training=training) for step in unstack(inputs, axis=1)], axis=1)
+    supports_masking = True  # the steps stay: the input's mask is the output's, as in Keras 3
+
+    def call(self, inputs: Any, training: bool = False, mask: Any = None) -> Any:
+        steps = unstack(inputs, axis=1)
+        if mask is None or not takes_mask(self.layer.call):
+            return stack([self.layer(step, training=training) for step in steps], axis=1)
+        # as Keras 3: a layer whose call takes a mask gets each step's (batch,) column of it
+        step_masks = unstack(bool_mask(mask), axis=1)
+        return stack([self.layer(x, training=training, mask=m) for x, m in zip(steps, step_masks)], axis=1)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "layer": self.layer}
