@@ -36,7 +36,7 @@ def set_masks(layer: Any, inputs: Any, outputs: Any, previous: Any) -> None:
                 f"Layer '{layer.name}' (of type {type(layer).__name__}) was passed an input with a mask attached to "
                 "it. However, this layer does not support masking and will therefore destroy the mask information. "
                 "Downstream layers will not see the mask.",
-                stacklevel=3,
+                stacklevel=1,  # from here, as Keras warns from its layer.py: Python's default filter shows it once
             )
         return
     flat = _flat(outputs)

@@ -30,7 +30,7 @@ from minitape.values.tensor_like import TensorLike
 class Layer(Module):
     """Subclass and define `build(input_shape)` (make weights with `add_weight`) and `call(inputs)`."""
 
-    autocast = True  # cast floating (and integer) inputs to the layer's dtype; Embedding turns it off
+    autocast = True  # cast floating inputs (integers too, in minitape's own layers) to its dtype; Embedding: off
     # put before the layer's name in its weights' names: a wrapping layer sets it ('lstm/' gives
     # 'lstm/lstm_cell/kernel:0', the name Keras gives an LSTM's weight); '' for a layer on its own
     weight_prefix = ""
@@ -465,17 +465,22 @@ class Layer(Module):
             self.add_loss(add_n(penalties) if len(penalties) > 1 else penalties[0])
 
     def _convert(self, inputs: Any) -> Any:
-        """Arrays and numbers become tensors; numeric inputs are cast to the layer's dtype (Keras' autocast)."""
+        """Arrays and numbers become tensors; floating inputs are cast to the layer's dtype (Keras' autocast).
+
+        Integers are cast too where the `call` is minitape's own (Keras 3's layers cast them inside their calls,
+        minitape's here); a `call` you write gets them as they are, as in Keras 3 (indices stay indices)."""
         if isinstance(inputs, (list, tuple)):
             return type(inputs)(self._convert(x) for x in inputs)
         if isinstance(inputs, dict):
             return {k: self._convert(v) for k, v in inputs.items()}
+        ours = _minitapes_call(type(self))
         if isinstance(inputs, TensorLike):
-            if self.autocast and inputs.dtype.name != self.dtype and not inputs.dtype.is_bool:
+            castable = inputs.dtype.is_floating or (ours and inputs.dtype.is_integer)
+            if self.autocast and castable and inputs.dtype.name != self.dtype:
                 return cast(inputs, self.dtype)
             return inputs
         array = np.asarray(inputs)
-        if self.autocast and array.dtype.kind in "fiub":
+        if self.autocast and array.dtype.kind in ("fiub" if ours else "f"):
             return Tensor(array.astype(np.dtype(self.dtype), copy=False))
         return convert_to_tensor(inputs)
 
@@ -536,6 +541,12 @@ def _shape_of(inputs: Any) -> Any:
 
 
 _TAKES: dict = {}
+
+
+@functools.cache
+def _minitapes_call(layer_type: type) -> bool:
+    """Is this layer type's `call` one of minitape's layers' (not one a user wrote)?"""
+    return layer_type.call.__module__.startswith("minitape.")
 
 
 def _takes(method: Any, argument: str) -> bool:
