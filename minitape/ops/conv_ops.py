@@ -21,6 +21,7 @@ so derivatives of every order work.
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import numpy as np
 
@@ -216,40 +217,48 @@ def _conv2d_backprop_filter(x, dy, filter_shape, strides, padding):
     return (cols.T @ dy.reshape(-1, filter_shape[3])).reshape(filter_shape)
 
 
-def _attrs(op):
-    return {"strides": op.attrs["strides"], "padding": op.attrs["padding"]}
+def define_convolution(name: str, kernels: tuple, attr_names: tuple, **options: Any) -> tuple:
+    """A convolution's three ops, `name`, `nameBackpropInput` and `nameBackpropFilter`, from their numpy kernels.
+
+    A convolution is linear in its input and in its filter, so the gradient of each of the three ops is made of
+    the other two and itself: every order of derivative works. `attr_names` are the attributes the three share.
+    """
+    forward, backprop_input, backprop_filter = kernels
+
+    def attrs(op):
+        return {k: op.attrs[k] for k in attr_names}
+
+    def forward_rule(op, g):
+        x, w = op.inputs
+        return (
+            input_op(g, w, input_shape=op.input_shapes[0], **attrs(op)) if op.needs[0] else None,
+            filter_op(x, g, filter_shape=op.input_shapes[1], **attrs(op)) if op.needs[1] else None,
+        )
+
+    def input_rule(op, g):
+        dy, w = op.inputs
+        return (
+            forward_op(g, w, **attrs(op)) if op.needs[0] else None,
+            filter_op(g, dy, filter_shape=op.input_shapes[1], **attrs(op)) if op.needs[1] else None,
+        )
+
+    def filter_rule(op, g):
+        x, dy = op.inputs
+        return (
+            input_op(dy, g, input_shape=op.input_shapes[0], **attrs(op)) if op.needs[0] else None,
+            forward_op(x, g, **attrs(op)) if op.needs[1] else None,
+        )
+
+    forward_op = defop(name, forward, forward_rule, **options)
+    input_op = defop(f"{name}BackpropInput", backprop_input, input_rule, **options)
+    filter_op = defop(f"{name}BackpropFilter", backprop_filter, filter_rule, **options)
+    return forward_op, input_op, filter_op
 
 
-def _conv2d_rule(op, g):
-    x, w = op.inputs
-    return (
-        conv2d_backprop_input_op(g, w, input_shape=op.input_shapes[0], **_attrs(op)) if op.needs[0] else None,
-        conv2d_backprop_filter_op(x, g, filter_shape=op.input_shapes[1], **_attrs(op)) if op.needs[1] else None,
-    )
-
-
-def _backprop_input_rule(op, g):
-    dy, w = op.inputs
-    return (
-        conv2d_op(g, w, **_attrs(op)) if op.needs[0] else None,
-        conv2d_backprop_filter_op(g, dy, filter_shape=op.input_shapes[1], **_attrs(op)) if op.needs[1] else None,
-    )
-
-
-def _backprop_filter_rule(op, g):
-    x, dy = op.inputs
-    return (
-        conv2d_backprop_input_op(dy, g, input_shape=op.input_shapes[0], **_attrs(op)) if op.needs[0] else None,
-        conv2d_op(x, g, **_attrs(op)) if op.needs[1] else None,
-    )
-
-
-# fmt: off
 SAME = dict(keep="inputs", same_dtype=(0, 1))
-conv2d_op                 = defop("Conv2D",               _conv2d,                 _conv2d_rule,          **SAME)
-conv2d_backprop_input_op  = defop("Conv2DBackpropInput",  _conv2d_backprop_input,  _backprop_input_rule,  **SAME)
-conv2d_backprop_filter_op = defop("Conv2DBackpropFilter", _conv2d_backprop_filter, _backprop_filter_rule, **SAME)
-# fmt: on
+conv2d_op, conv2d_backprop_input_op, conv2d_backprop_filter_op = define_convolution(
+    "Conv2D", (_conv2d, _conv2d_backprop_input, _conv2d_backprop_filter), ("strides", "padding"), **SAME
+)
 
 
 # ---- max pooling ---------------------------------------------------------------------------------

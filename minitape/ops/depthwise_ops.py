@@ -24,9 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from minitape.engine.opdef import defop
 from minitape.engine.tensor import Tensor
-from minitape.ops.conv_ops import _out_and_pads, _pad, _padding, conv2d_op
+from minitape.ops.conv_ops import _out_and_pads, _pad, _padding, conv2d_op, define_convolution
 from minitape.ops.options import integer
 from minitape.values.errors import InvalidArgumentError
 from minitape.values.tensor_like import TensorLike
@@ -161,40 +160,14 @@ def _check_dy(dy: np.ndarray, want: tuple, which: str) -> None:
         )
 
 
-def _attrs(op) -> dict:
-    return {k: op.attrs[k] for k in ("strides", "padding", "dilations")}
-
-
-def _depthwise_rule(op, g):
-    x, w = op.inputs
-    return (
-        depthwise_backprop_input_op(g, w, input_shape=op.input_shapes[0], **_attrs(op)) if op.needs[0] else None,
-        depthwise_backprop_filter_op(x, g, filter_shape=op.input_shapes[1], **_attrs(op)) if op.needs[1] else None,
-    )
-
-
-def _backprop_input_rule(op, g):
-    dy, w = op.inputs
-    return (
-        depthwise_op(g, w, **_attrs(op)) if op.needs[0] else None,
-        depthwise_backprop_filter_op(g, dy, filter_shape=op.input_shapes[1], **_attrs(op)) if op.needs[1] else None,
-    )
-
-
-def _backprop_filter_rule(op, g):
-    x, dy = op.inputs
-    return (
-        depthwise_backprop_input_op(dy, g, input_shape=op.input_shapes[0], **_attrs(op)) if op.needs[0] else None,
-        depthwise_op(x, g, **_attrs(op)) if op.needs[1] else None,
-    )
-
-
-# fmt: off
-SAME = dict(keep="inputs", same_dtype=(0, 1), floating=True)
-depthwise_op                 = defop(OP,                   _depthwise,                 _depthwise_rule,       **SAME)
-depthwise_backprop_input_op  = defop(f"{OP}BackpropInput",  _depthwise_backprop_input,  _backprop_input_rule,  **SAME)
-depthwise_backprop_filter_op = defop(f"{OP}BackpropFilter", _depthwise_backprop_filter, _backprop_filter_rule, **SAME)
-# fmt: on
+depthwise_op, depthwise_backprop_input_op, depthwise_backprop_filter_op = define_convolution(
+    OP,
+    (_depthwise, _depthwise_backprop_input, _depthwise_backprop_filter),
+    ("strides", "padding", "dilations"),
+    keep="inputs",
+    same_dtype=(0, 1),
+    floating=True,
+)
 
 
 # ---- the public functions, as tf.nn -------------------------------------------------------------
