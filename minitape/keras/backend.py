@@ -59,6 +59,20 @@ def image_data_format() -> str:
     return "channels_last"
 
 
+class ChannelsFirstError(NotImplementedError, ValueError):
+    """A layer asked for data_format='channels_first': a layout Keras has and minitape leaves out."""
+
+
+def check_channels_last(data_format: Any, layer: str) -> None:
+    """Refuse any data_format but channels_last (or None, which means it), saying how to move the channels."""
+    if data_format not in (None, "channels_last"):
+        raise ChannelsFirstError(
+            f"{layer}: data_format={data_format!r} is not supported; minitape's layers take channels_last images "
+            "(batch, height, width, channels) and sequences (batch, steps, channels): move the channels last, e.g. "
+            "images with mt.transpose(x, [0, 2, 3, 1])"
+        )
+
+
 def set_image_data_format(data_format: str) -> None:
     if data_format != "channels_last":
         raise ValueError(

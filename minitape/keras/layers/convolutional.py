@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from minitape.keras import activations
+from minitape.keras.backend import check_channels_last
 from minitape.keras.layers.attention import bool_mask
 from minitape.keras.layers.base import Layer, incompatible
 from minitape.namespaces.nn import avg_pool2d, conv2d, max_pool2d
@@ -97,8 +98,7 @@ class Conv2D(Layer):
         kind = type(self).__name__
         self.kernel_regularizer, self.bias_regularizer = kernel_regularizer, bias_regularizer
         self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
-        if data_format not in (None, "channels_last"):
-            raise ValueError(f"{kind}: only data_format='channels_last' is supported, got {data_format!r}")
+        check_channels_last(data_format, kind)
         if groups != 1:
             raise NotImplementedError(
                 f"{kind}: groups={groups!r} is not supported by minitape, only groups=1; for grouped channels "
@@ -232,8 +232,7 @@ class Pooling(Layer):
     ) -> None:
         super().__init__(**kwargs)
         kind = type(self).__name__
-        if data_format not in (None, "channels_last"):
-            raise ValueError(f"{kind}: only data_format='channels_last' is supported, got {data_format!r}")
+        check_channels_last(data_format, kind)
         self.pool_size = window(pool_size, "pool_size", kind, self.rank)
         self.strides = window(strides, "strides", kind, self.rank) if strides is not None else self.pool_size
         self.padding = _padding(padding, kind)
@@ -271,10 +270,7 @@ class _GlobalPooling2D(Layer):
 
     def __init__(self, data_format: str | None = None, keepdims: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        if data_format not in (None, "channels_last"):
-            raise ValueError(
-                f"{type(self).__name__}: only data_format='channels_last' is supported, got {data_format!r}"
-            )
+        check_channels_last(data_format, type(self).__name__)
         self.keepdims = keepdims
 
     def check_input(self, shape: tuple) -> None:

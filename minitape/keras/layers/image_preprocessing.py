@@ -23,6 +23,7 @@ import numpy as np
 
 from minitape.engine.tensor import Tensor
 from minitape.function.trace import runs_each_call
+from minitape.keras.backend import check_channels_last
 from minitape.keras.layers.base import Layer, incompatible, is_positive_int
 from minitape.namespaces import random
 from minitape.ops import math_ops
@@ -40,14 +41,6 @@ from minitape.ops.image_ops import (
 from minitape.ops.shape_ops import reverse
 
 
-def _channels_last(data_format: Any, layer: str) -> None:
-    if data_format not in (None, "channels_last"):
-        raise NotImplementedError(
-            f"{layer}: data_format={data_format!r} is not supported; minitape's image layers take channels_last "
-            "images (batch, height, width, channels): move the channels last with mt.transpose(x, [0, 2, 3, 1])"
-        )
-
-
 def _size(value: Any, what: str, layer: str) -> int:
     if not is_positive_int(value):
         raise ValueError(f"{layer}: `{what}` must be a positive integer (a number of pixels), got {value!r}")
@@ -59,7 +52,7 @@ class _ImageLayer(Layer):
 
     def __init__(self, data_format: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        _channels_last(data_format, type(self).__name__)
+        check_channels_last(data_format, type(self).__name__)
         self.data_format = "channels_last"
 
     def check_input(self, shape: tuple) -> None:
