@@ -143,25 +143,30 @@ def flip_up_down(image: Any) -> Any:
 
 def random_flip_left_right(image: Any, seed: int | None = None) -> Any:
     """Each image mirrored with probability 1/2, each image of a batch drawn on its own."""
-    return random_flip(image, lambda shape: _uniform(shape, seed=seed), -2)
+    return random_flip(image, seed, False, -2)
 
 
 def random_flip_up_down(image: Any, seed: int | None = None) -> Any:
     """Each image turned upside down with probability 1/2, each image of a batch drawn on its own."""
-    return random_flip(image, lambda shape: _uniform(shape, seed=seed), -3)
+    return random_flip(image, seed, False, -3)
 
 
-def _uniform(shape: list, seed: Any) -> Any:
-    from minitape.namespaces.random import uniform
+def draw_uniform(shape: list, low: Any, high: Any, seed: Any, stateless: bool, dtype: Any = "float32") -> Any:
+    """Uniform numbers in [low, high): from mt.random (the global generator, or `seed` alone), or, `stateless`,
+    from the two integers of `seed` (TensorFlow's error for any other seed)."""
+    from minitape.namespaces import random
 
-    return uniform(shape, seed=seed)
+    if not stateless:
+        return random.uniform(shape, low, high, dtype=dtype, seed=seed)
+    random._seed_tensor(seed)
+    return random.stateless_uniform(shape, seed, low, high, dtype=dtype)
 
 
-def random_flip(image: Any, draw: Any, axis: int) -> Any:
-    """`image` reversed along `axis` where `draw(shape)` (uniform in [0, 1), one per image) is below 1/2."""
+def random_flip(image: Any, seed: Any, stateless: bool, axis: int) -> Any:
+    """`image` reversed along `axis` with probability 1/2, one draw per image of a batch."""
     image = _image(image, _AT_LEAST_3)
     draws = [image.shape[0], 1, 1, 1] if len(image.shape) == 4 else [1, 1, 1]
-    return where(draw(draws) < 0.5, reverse(image, [axis]), image)
+    return where(draw_uniform(draws, 0.0, 1.0, seed, stateless) < 0.5, reverse(image, [axis]), image)
 
 
 def rot90(image: Any, k: Any = 1, name: str | None = None) -> Any:

@@ -21,15 +21,6 @@ from minitape.values.convert import convert_to_tensor
 from minitape.values.errors import InvalidArgumentError
 
 
-def _draw(shape: list, low: Any, high: Any, seed: Any, stateless: bool, dtype: Any = "float32") -> Any:
-    from minitape.namespaces import random
-
-    if not stateless:
-        return random.uniform(shape, low, high, dtype=dtype, seed=seed)
-    random._seed_tensor(seed)  # TensorFlow's error for a seed that is not two integers
-    return random.stateless_uniform(shape, seed, low, high, dtype=dtype)
-
-
 def _check_range(lower: Any, upper: Any) -> None:
     if upper <= lower:
         raise ValueError("upper must be > lower.")
@@ -46,22 +37,22 @@ def _check_delta(max_delta: Any, most: float | None = None) -> None:
 
 def _brightness(image: Any, max_delta: float, seed: Any, stateless: bool) -> Any:
     _check_delta(max_delta)
-    return _image_ns.adjust_brightness(image, _draw([], -max_delta, max_delta, seed, stateless))
+    return _image_ns.adjust_brightness(image, _image_ns.draw_uniform([], -max_delta, max_delta, seed, stateless))
 
 
 def _contrast(image: Any, lower: float, upper: float, seed: Any, stateless: bool) -> Any:
     _check_range(lower, upper)
-    return _image_ns.adjust_contrast(image, _draw([], lower, upper, seed, stateless))
+    return _image_ns.adjust_contrast(image, _image_ns.draw_uniform([], lower, upper, seed, stateless))
 
 
 def _saturation(image: Any, lower: float, upper: float, seed: Any, stateless: bool) -> Any:
     _check_range(lower, upper)
-    return image_color.adjust_saturation(image, _draw([], lower, upper, seed, stateless))
+    return image_color.adjust_saturation(image, _image_ns.draw_uniform([], lower, upper, seed, stateless))
 
 
 def _hue(image: Any, max_delta: float, seed: Any, stateless: bool) -> Any:
     _check_delta(max_delta, 0.5)
-    return image_color.adjust_hue(image, _draw([], -max_delta, max_delta, seed, stateless))
+    return image_color.adjust_hue(image, _image_ns.draw_uniform([], -max_delta, max_delta, seed, stateless))
 
 
 def _crop(value: Any, size: Any, seed: Any, stateless: bool) -> Any:
@@ -74,7 +65,9 @@ def _crop(value: Any, size: Any, seed: Any, stateless: bool) -> Any:
         )
     if (shape < size).any():
         raise InvalidArgumentError(f"Need value.shape >= size, got {shape.tolist()} {size.tolist()}")
-    offset = _draw([len(shape)], np.zeros_like(shape), shape - size + 1, seed, stateless, "int64").numpy()
+    offset = _image_ns.draw_uniform(
+        [len(shape)], np.zeros_like(shape), shape - size + 1, seed, stateless, "int64"
+    ).numpy()
     return value[tuple(slice(int(o), int(o + n)) for o, n in zip(offset, size))]
 
 
@@ -141,13 +134,13 @@ def stateless_random_crop(value: Any, size: Any, seed: Any, name: str | None = N
 @runs_each_call
 def stateless_random_flip_left_right(image: Any, seed: Any) -> Any:
     """Each image mirrored with probability 1/2, drawn from `seed` (two integers)."""
-    return _image_ns.random_flip(image, lambda shape: _draw(shape, 0.0, 1.0, seed, True), -2)
+    return _image_ns.random_flip(image, seed, True, -2)
 
 
 @runs_each_call
 def stateless_random_flip_up_down(image: Any, seed: Any) -> Any:
     """Each image turned upside down with probability 1/2, drawn from `seed` (two integers)."""
-    return _image_ns.random_flip(image, lambda shape: _draw(shape, 0.0, 1.0, seed, True), -3)
+    return _image_ns.random_flip(image, seed, True, -3)
 
 
 def stateless_random_jpeg_quality(image: Any, min_jpeg_quality: int, max_jpeg_quality: int, seed: Any) -> Any:
